@@ -1,0 +1,148 @@
+"""The recipe API: what a module in `recipes/` declares, and how its transform
+reports a finding.
+
+A recipe module defines one module-level ``RECIPE = Recipe(...)``; its module
+docstring is the `explain` text (what it does, why, CAVEATS). The transform is
+a Bowler query built from callables (never string selectors, which Bowler
+would ``eval``)::
+
+    def _modify(node, capture, filename):
+        if not propose(node, "why this is a bug", safety="unsafe"):
+            return                  # reported only, or suppressed
+        ...mutate the fissix tree...
+
+    RECIPE = Recipe(
+        id="my-recipe", summary="...", safety="safe",
+        query=lambda q: q.select(PATTERN).filter(_matches).modify(_modify),
+        tokens=("convert_to_tensor",),
+    )
+
+`propose` records a finding for the node and answers whether the engine wants
+the fix applied now (the finding's safety is allowed and it is not suppressed
+by ``# tf-migrate: ignore``). A recipe never prints, exits or writes files.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import re
+from dataclasses import dataclass, field
+from typing import Callable, Literal, Optional, Tuple
+
+from fissix.pytree import Leaf, Node
+
+Safety = Literal["safe", "unsafe"]
+LN = "Leaf | Node"
+
+_SUPPRESS = re.compile(r"#\s*tf-migrate:\s*ignore(?:\[(?P<ids>[^\]]*)\])?")
+_ID = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """One fix: identity, safety, the Bowler query that finds and rewrites it.
+
+    ``query`` receives a fresh ``bowler.Query`` and returns it with selectors,
+    filters and modifiers attached. ``tokens`` feed the text prefilter: a file
+    containing none of them is never parsed for this recipe (an empty tuple
+    means "always run"). ``before_fails`` names what the runner must see go
+    wrong in this recipe's `before` fixtures: ``"none-gradient"``,
+    ``"graph-error"``, ``"completeness"``, or None for a behaviour-preserving
+    recipe whose before and after must agree.
+    """
+
+    id: str
+    summary: str
+    safety: Safety
+    query: Callable
+    tokens: Tuple[str, ...] = ()
+    before_fails: Optional[str] = None
+    doc: str = ""
+
+    def __post_init__(self) -> None:
+        if not _ID.match(self.id):
+            raise ValueError(f"recipe id {self.id!r} is not kebab-case")
+        if self.safety not in ("safe", "unsafe"):
+            raise ValueError(f"recipe {self.id}: safety must be 'safe' or 'unsafe'")
+
+
+@dataclass
+class Proposal:
+    """A finding a recipe made during one pass, before it became a Diagnostic."""
+
+    recipe: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    message: str
+    safety: Safety
+    fixable: bool
+    applied: bool
+
+
+@dataclass
+class PassContext:
+    """What the engine tells a running recipe, and what the recipe tells back."""
+
+    recipe: Recipe
+    lines: list
+    unsafe_fixes: bool
+    apply: bool = True
+    options: dict = field(default_factory=dict)
+    proposals: list = field(default_factory=list)
+
+    def suppressed(self, line: int) -> bool:
+        text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
+        match = _SUPPRESS.search(text)
+        if not match:
+            return False
+        ids = match.group("ids")
+        return ids is None or self.recipe.id in {i.strip() for i in ids.split(",")}
+
+
+_current: contextvars.ContextVar[PassContext] = contextvars.ContextVar("tf_migrate_pass")
+
+
+def node_range(node) -> Tuple[int, int, int, int]:
+    """1-based (line, column, end_line, end_column) of a fissix node's code."""
+    leaves = list(node.leaves()) if isinstance(node, Node) else [node]
+    leaves = [leaf for leaf in leaves if leaf.value or leaf is leaves[0]] or leaves
+    first, last = leaves[0], leaves[-1]
+    text = last.value
+    end_line = last.lineno + text.count("\n")
+    end_col = (len(text) - text.rfind("\n") - 1) if "\n" in text else last.column + len(text)
+    return first.lineno, first.column + 1, end_line, end_col + 1
+
+
+def propose(node, message: str, *, safety: Optional[Safety] = None, fixable: bool = True) -> bool:
+    """Record a finding at ``node``; True when the recipe should rewrite it now.
+
+    ``safety`` overrides the recipe's default for this one finding (a recipe
+    that is safe only when it can prove something passes ``"unsafe"`` when it
+    cannot). ``fixable=False`` reports without offering a fix.
+    """
+    ctx = _current.get()
+    line, col, end_line, end_col = node_range(node)
+    if ctx.suppressed(line):
+        return False
+    safety = safety or ctx.recipe.safety
+    apply = ctx.apply and fixable and (safety == "safe" or ctx.unsafe_fixes)
+    ctx.proposals.append(
+        Proposal(ctx.recipe.id, line, col, end_line, end_col, message, safety, fixable, apply)
+    )
+    return apply
+
+
+def option(name: str, default=None):
+    """A per-run option for the running recipe (e.g. ``target_index``)."""
+    return _current.get().options.get(name, default)
+
+
+def running(ctx: PassContext):
+    """Make ``ctx`` the context `propose` sees; returns the reset token."""
+    return _current.set(ctx)
+
+
+def stop_running(token) -> None:
+    _current.reset(token)

@@ -1,0 +1,67 @@
+"""What the engine returns: values, never exceptions (cf. LibCST's
+TransformSuccess / TransformFailure / TransformSkip)."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import asdict, dataclass, field
+from typing import List, Optional
+
+
+class Status(str, enum.Enum):
+    UNCHANGED = "unchanged"
+    CHANGED = "changed"
+    SKIPPED = "skipped"  # could not be processed as Python (parse, encoding)
+    FAILED = "failed"  # a recipe crashed or produced broken code
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace [line:column, end_line:end_column) of the input (1-based,
+    end exclusive) by ``replacement``."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    replacement: str
+
+
+@dataclass
+class Diagnostic:
+    path: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    recipe: str
+    message: str
+    safety: str
+    fixable: bool
+    applied: bool
+    fix: Optional[List[Edit]] = None
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class SourceResult:
+    """The engine's answer for one source text."""
+
+    path: str
+    status: Status
+    source: str
+    output: str
+    diagnostics: List[Diagnostic] = field(default_factory=list)
+    reason: Optional[str] = None  # why skipped / failed
+    errors: List[str] = field(default_factory=list)  # recipe crashes, discarded rewrites
+
+    @property
+    def changed(self) -> bool:
+        return self.output != self.source
+
+    @property
+    def pending(self) -> List[Diagnostic]:
+        """Findings the run did not fix (unsafe without --unsafe-fixes, report-only)."""
+        return [d for d in self.diagnostics if not d.applied]

@@ -1,0 +1,1 @@
+"""Fix recipes, one module each; see migrate.recipe for the API."""
