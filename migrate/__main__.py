@@ -1,0 +1,4 @@
+"""`python -m migrate` is `tf-migrate`."""
+from .cli import main
+
+main()

@@ -1,0 +1,230 @@
+"""The `tf-migrate` command line: thin Typer commands over discovery, batch,
+engine and output. Exit codes: 0 nothing to do, 1 findings or pending
+changes (check, diff) or unfixed findings after `fix`, 2 usage error or a
+file that could not be processed (after processing all the others)."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator, List, Optional
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+from rich.table import Table
+
+from . import batch, config, files, output, registry
+from .discovery import discover
+from .engine import Options, transform
+from .result import Status
+
+app = typer.Typer(
+    name="tf-migrate",
+    help="Find and fix TensorFlow 2.x code whose gradients silently come back None or wrong.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+err = Console(stderr=True)
+out = Console(highlight=False, soft_wrap=True)
+
+PATHS = typer.Argument(..., help="Files or directories; '-' reads source from stdin.")
+SELECT = typer.Option(None, "--select", help="Only these recipe ids (comma-separated or repeated).")
+IGNORE = typer.Option(None, "--ignore", help="Skip these recipe ids.")
+EXCLUDE = typer.Option(None, "--exclude", help="Glob(s) of paths to skip (gitignore syntax).")
+UNSAFE = typer.Option(None, "--unsafe-fixes/--no-unsafe-fixes", help="Also apply unsafe fixes.")
+TARGET = typer.Option(None, "--target-index", help="Output index used by scalar-target (default 0).")
+STDIN_NAME = typer.Option(None, "--stdin-filename", help="Path the stdin buffer belongs to (config, messages).")
+
+
+def _split(values: Optional[List[str]]) -> Optional[List[str]]:
+    if not values:
+        return None
+    return [v.strip() for value in values for v in value.split(",") if v.strip()]
+
+
+def _fail(message: str) -> "typer.Exit":
+    err.print(f"tf-migrate: {message}", markup=False, highlight=False)
+    return typer.Exit(2)
+
+
+@dataclass
+class Run:
+    """What the command line and the config file together ask for."""
+
+    paths: List[Path]
+    conf: config.Config
+    options: Options
+    stdin_name: Optional[Path]
+
+    @property
+    def reads_stdin(self) -> bool:
+        return [str(p) for p in self.paths] == ["-"]
+
+
+def _prepare(paths: List[Path], select, ignore, exclude, unsafe, target_index,
+             stdin_filename, *, apply: bool = True, isolated: bool = False) -> Run:
+    if "-" in [str(p) for p in paths] and len(paths) > 1:
+        raise _fail("'-' (stdin) cannot be combined with other paths")
+    anchor = stdin_filename or (paths[0] if str(paths[0]) != "-" else Path.cwd())
+    try:
+        conf = config.load(anchor if anchor.exists() else anchor.parent if anchor.parent.exists() else Path.cwd())
+        conf = conf.merged(select=_split(select), ignore=_split(ignore),
+                           exclude=(conf.exclude + _split(exclude)) if exclude else None,
+                           unsafe_fixes=unsafe, target_index=target_index)
+        recipes = registry.resolve(conf.select, conf.ignore)
+    except (config.ConfigError, registry.UnknownRecipe) as error:
+        raise _fail(str(error))
+    options = Options(tuple(recipes), unsafe_fixes=conf.unsafe_fixes, apply=apply,
+                      isolated=isolated, recipe_options=(("target_index", conf.target_index),))
+    return Run(paths, conf, options, stdin_filename)
+
+
+def _outcomes(run: Run) -> Iterator[batch.Outcome]:
+    found = discover(run.paths, run.conf.exclude)
+    for problem in found.problems:
+        yield batch.Outcome(Path(problem.split(":", 1)[0]), problem=problem)
+    if not (err.is_terminal and len(found.files) > 1):
+        yield from batch.run(found.files, run.options)
+        return
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
+    with Progress(*columns, console=err, transient=True) as progress:
+        task = progress.add_task("tf-migrate", total=len(found.files))
+        yield from batch.run(found.files, run.options, lambda _: progress.advance(task))
+
+
+def _stdin_outcome(run: Run) -> batch.Outcome:
+    name = run.stdin_name or Path("<stdin>")
+    try:
+        source = files.text_of(name, sys.stdin.buffer.read())
+    except files.Unreadable as error:
+        return batch.Outcome(name, problem=str(error))
+    result = transform(source.text, str(name), run.options)
+    outcome = batch.Outcome(name, result, source)
+    if result.status in (Status.SKIPPED, Status.FAILED):
+        outcome.problem = f"{name}: {result.reason}"
+    return outcome
+
+
+def _exit_code(outcomes: List[batch.Outcome], pending: bool) -> int:
+    if any(o.failed for o in outcomes):
+        return 2
+    return 1 if pending else 0
+
+
+@app.command()
+def fix(
+    paths: List[Path] = PATHS,
+    select: Optional[List[str]] = SELECT,
+    ignore: Optional[List[str]] = IGNORE,
+    exclude: Optional[List[str]] = EXCLUDE,
+    unsafe_fixes: Optional[bool] = UNSAFE,
+    target_index: Optional[int] = TARGET,
+    stdin_filename: Optional[Path] = STDIN_NAME,
+) -> None:
+    """Rewrite files in place with the safe fixes (and unsafe ones with --unsafe-fixes)."""
+    run = _prepare(paths, select, ignore, exclude, unsafe_fixes, target_index, stdin_filename)
+    if run.reads_stdin:
+        outcome = _stdin_outcome(run)
+        text = outcome.result.output if outcome.result else None
+        if outcome.source is not None:
+            sys.stdout.buffer.write(outcome.source.encode(text) if text is not None else outcome.source.raw)
+        _report_findings(err, [outcome], only_pending=True)
+        raise typer.Exit(_exit_code([outcome], bool(outcome.result and outcome.result.pending)))
+    summary, outcomes = batch.Summary(), []
+    for outcome in _outcomes(run):
+        batch.write(outcome)
+        summary.add(outcome)
+        outcomes.append(outcome)
+    _report_findings(out, outcomes, only_pending=True)
+    output.print_summary(err, summary, "fixed")
+    pending = any(o.result and o.result.pending for o in outcomes)
+    raise typer.Exit(_exit_code(outcomes, pending))
+
+
+@app.command()
+def diff(
+    paths: List[Path] = PATHS,
+    select: Optional[List[str]] = SELECT,
+    ignore: Optional[List[str]] = IGNORE,
+    exclude: Optional[List[str]] = EXCLUDE,
+    unsafe_fixes: Optional[bool] = UNSAFE,
+    target_index: Optional[int] = TARGET,
+    stdin_filename: Optional[Path] = STDIN_NAME,
+) -> None:
+    """Print the unified diff `fix` would apply; change nothing."""
+    run = _prepare(paths, select, ignore, exclude, unsafe_fixes, target_index, stdin_filename)
+    outcomes = [_stdin_outcome(run)] if run.reads_stdin else []
+    summary = batch.Summary()
+    for outcome in outcomes or _outcomes(run):
+        text = output.unified_diff(outcome)
+        if text:
+            sys.stdout.write(text)
+        summary.add(outcome)
+        if not run.reads_stdin:
+            outcomes.append(outcome)
+    output.print_summary(err, summary, "would change")
+    raise typer.Exit(_exit_code(outcomes, any(o.result and o.result.changed for o in outcomes)))
+
+
+@app.command()
+def check(
+    paths: List[Path] = PATHS,
+    select: Optional[List[str]] = SELECT,
+    ignore: Optional[List[str]] = IGNORE,
+    exclude: Optional[List[str]] = EXCLUDE,
+    target_index: Optional[int] = TARGET,
+    stdin_filename: Optional[Path] = STDIN_NAME,
+    format: str = typer.Option("text", "--format", help="text | json"),
+) -> None:
+    """Report findings with the fix each one offers; change nothing."""
+    if format not in ("text", "json"):
+        raise _fail(f"unknown --format {format!r} (choose text or json)")
+    run = _prepare(paths, select, ignore, exclude, True, target_index, stdin_filename,
+                   isolated=True)
+    outcomes = [_stdin_outcome(run)] if run.reads_stdin else list(_outcomes(run))
+    if format == "json":
+        sys.stdout.write(output.to_json(outcomes) + "\n")
+    else:
+        _report_findings(out, outcomes, only_pending=False)
+        summary = batch.Summary()
+        for outcome in outcomes:
+            summary.add(outcome)
+        output.print_summary(err, summary, "with findings")
+    findings = any(o.result and o.result.diagnostics for o in outcomes)
+    raise typer.Exit(_exit_code(outcomes, findings))
+
+
+def _report_findings(console: Console, outcomes, only_pending: bool) -> None:
+    for outcome in outcomes:
+        if outcome.result is None:
+            continue
+        diags = outcome.result.pending if only_pending else outcome.result.diagnostics
+        for diag in diags:
+            console.print(output.finding_line(diag), markup=False, highlight=False)
+
+
+@app.command("list")
+def list_recipes() -> None:
+    """Show every recipe: id, safety, summary."""
+    table = Table("id", "safety", "summary", title="tf-migrate recipes")
+    for recipe in registry.all_recipes().values():
+        table.add_row(recipe.id, recipe.safety, recipe.summary)
+    out.print(table)
+
+
+@app.command()
+def explain(recipe_id: str = typer.Argument(..., help="A recipe id from `tf-migrate list`.")) -> None:
+    """Show a recipe's rationale, caveats and before/after example from its fixtures."""
+    from .explain import render
+
+    recipe = registry.all_recipes().get(recipe_id)
+    if recipe is None:
+        raise _fail(f"unknown recipe id {recipe_id!r} (see `tf-migrate list`)")
+    render(out, recipe)
+
+
+def main() -> None:
+    app()

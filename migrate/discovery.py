@@ -1,0 +1,97 @@
+"""Which files a run looks at: the given files as they are, directories
+walked recursively for Python sources and notebooks, honouring .gitignore
+files (pathspec) and --exclude globs, never following a symlink out of the
+given roots or around a loop."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Iterator, List, Sequence, Tuple
+
+import pathspec
+
+SUFFIXES = (".py", ".ipynb")
+ALWAYS_SKIPPED = {".git", ".hg", ".svn", "__pycache__", ".tox", ".nox", ".venv", ".mypy_cache",
+                  ".pytest_cache", ".hypothesis"}
+
+
+@dataclass
+class Discovery:
+    files: List[Path] = field(default_factory=list)
+    problems: List[str] = field(default_factory=list)  # one-line reasons, a path each
+
+
+def discover(paths: Sequence[Path], exclude: Iterable[str] = ()) -> Discovery:
+    """Every file to process under ``paths``, sorted per root, no duplicates."""
+    found = Discovery()
+    excluded = pathspec.PathSpec.from_lines("gitwildmatch", list(exclude))
+    seen = set()
+    for root in paths:
+        if not root.exists() and not root.is_symlink():
+            found.problems.append(f"{root}: no such file or directory")
+            continue
+        if root.is_file():
+            candidates: Iterable[Path] = [root]
+        else:
+            candidates = _walk(root.resolve(), excluded, found.problems)
+        for path in candidates:
+            key = path.resolve()
+            if key not in seen:
+                seen.add(key)
+                found.files.append(path)
+    return found
+
+
+def _walk(root: Path, excluded: pathspec.PathSpec, problems: List[str]) -> Iterator[Path]:
+    ignores: List[Tuple[Path, pathspec.PathSpec]] = []
+    visited = set()
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=True,
+                                                onerror=lambda e: problems.append(
+                                                    f"{e.filename}: cannot list ({e.strerror})")):
+        here = Path(dirpath)
+        real = here.resolve()
+        if real in visited or not _inside(real, root):
+            dirnames[:] = []
+            if real in visited:
+                problems.append(f"{here}: symlink loop, not followed")
+            else:
+                problems.append(f"{here}: symlink out of {root}, not followed")
+            continue
+        visited.add(real)
+        gitignore = here / ".gitignore"
+        if gitignore.is_file():
+            try:
+                lines = gitignore.read_text(errors="replace").splitlines()
+                ignores.append((here, pathspec.PathSpec.from_lines("gitwildmatch", lines)))
+            except OSError as err:
+                problems.append(f"{gitignore}: cannot read ({err.strerror})")
+        dirnames[:] = sorted(
+            d for d in dirnames
+            if d not in ALWAYS_SKIPPED and not _ignored(here / d, True, root, excluded, ignores)
+        )
+        for name in sorted(filenames):
+            path = here / name
+            if not name.endswith(SUFFIXES) or _ignored(path, False, root, excluded, ignores):
+                continue
+            if path.is_symlink() and not _inside(path.resolve(), root):
+                problems.append(f"{path}: symlink out of {root}, not followed")
+                continue
+            yield path
+
+
+def _inside(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
+
+
+def _ignored(path: Path, is_dir: bool, root: Path, excluded: pathspec.PathSpec,
+             ignores: List[Tuple[Path, pathspec.PathSpec]]) -> bool:
+    suffix = "/" if is_dir else ""
+    if excluded.match_file(str(path.relative_to(root)) + suffix):
+        return True
+    for base, spec in ignores:
+        if base == path or base in path.parents:
+            if spec.match_file(str(path.relative_to(base)) + suffix):
+                return True
+    return False

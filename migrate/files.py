@@ -1,0 +1,129 @@
+"""Bytes on disk <-> text for the engine, without losing anything: encoding
+(PEP 263 cookie, BOM), line endings and file mode survive a rewrite, and a
+write is atomic and refused when the file changed since it was read."""
+
+from __future__ import annotations
+
+import codecs
+import io
+import os
+import stat
+import tempfile
+import tokenize
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional, Tuple
+
+MAX_BYTES = 8 * 1024 * 1024
+
+
+class Unreadable(Exception):
+    """A file that cannot be processed; the message is the one-line reason."""
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    path: Path
+    raw: bytes
+    text: str  # decoded, newlines normalised to "\n"
+    encoding: str
+    bom: bool
+    newline: str
+    mode: int
+    mtime_ns: int
+
+    def encode(self, text: str) -> bytes:
+        """``text`` (with "\\n") back to bytes in this file's conventions."""
+        if self.newline != "\n":
+            text = text.replace("\n", self.newline)
+        data = text.encode(self.encoding)
+        return (codecs.BOM_UTF8 + data) if self.bom else data
+
+
+def decode(raw: bytes, name: str = "<stdin>") -> Tuple[str, str, bool, str]:
+    """(text, encoding, bom, newline) of Python source bytes; raises Unreadable."""
+    if b"\0" in raw:
+        raise Unreadable(f"{name}: contains a NUL byte, not a Python source file")
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
+    except SyntaxError as err:
+        raise Unreadable(f"{name}: {err}") from None
+    bom = raw.startswith(codecs.BOM_UTF8)
+    body = raw[len(codecs.BOM_UTF8):] if bom else raw
+    if encoding == "utf-8-sig":
+        encoding = "utf-8"
+    try:
+        text = body.decode(encoding)
+    except UnicodeDecodeError as err:
+        raise Unreadable(
+            f"{name}: not valid {encoding} (byte {body[err.start]:#04x} at offset {err.start}); "
+            "add a PEP 263 coding cookie or re-encode the file"
+        ) from None
+    except LookupError:
+        raise Unreadable(f"{name}: unknown encoding {encoding!r} in its coding cookie") from None
+    newline = "\r\n" if "\r\n" in text else ("\r" if "\r" in text else "\n")
+    if newline != "\n":
+        text = text.replace(newline, "\n")
+    return text, encoding, bom, newline
+
+
+def read(path: Path) -> SourceFile:
+    """Read and decode ``path``; raises Unreadable with a one-line reason."""
+    try:
+        info = path.stat()
+        if info.st_size > MAX_BYTES:
+            raise Unreadable(f"{path}: {info.st_size} bytes is over the {MAX_BYTES}-byte limit")
+        raw = path.read_bytes()
+    except OSError as err:
+        raise Unreadable(f"{path}: cannot read ({err.strerror or err})") from None
+    text, encoding, bom, newline = decode(raw, str(path))
+    return SourceFile(path, raw, text, encoding, bom, newline, stat.S_IMODE(info.st_mode),
+                      info.st_mtime_ns)
+
+
+class WriteRefused(Exception):
+    """The rewrite was not written; the message says why."""
+
+
+def write(source: SourceFile, text: str) -> None:
+    """Atomically replace ``source.path`` by ``text`` in its own conventions.
+
+    Refused when the file's bytes changed since ``source`` was read. The new
+    content goes to a temporary file in the same directory, keeps the mode,
+    is fsynced, then renamed over the original: a reader (or a crash) sees the
+    old bytes or the new ones, never a mix.
+    """
+    path = source.path
+    data = source.encode(text)
+    try:
+        if path.read_bytes() != source.raw:
+            raise WriteRefused(f"{path}: changed on disk since it was read; not overwritten")
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tf-migrate", dir=path.parent)
+    except OSError as err:
+        raise WriteRefused(f"{path}: cannot write ({err.strerror or err})") from None
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, source.mode)
+        os.replace(tmp, path)
+    except OSError as err:
+        _discard(tmp)
+        raise WriteRefused(f"{path}: cannot write ({err.strerror or err})") from None
+    except BaseException:
+        _discard(tmp)
+        raise
+
+
+def _discard(tmp: str) -> None:
+    try:
+        os.unlink(tmp)
+    except OSError:
+        pass
+
+
+def text_of(path: Optional[Path], raw: bytes) -> SourceFile:
+    """A SourceFile for bytes that did not come from disk (stdin)."""
+    text, encoding, bom, newline = decode(raw, str(path or "<stdin>"))
+    return SourceFile(path or Path("<stdin>"), raw, text, encoding, bom, newline, 0o644, 0)
