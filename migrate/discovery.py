@@ -26,7 +26,7 @@ class Discovery:
 def discover(paths: Sequence[Path], exclude: Iterable[str] = ()) -> Discovery:
     """Every file to process under ``paths``, sorted per root, no duplicates."""
     found = Discovery()
-    excluded = pathspec.PathSpec.from_lines("gitwildmatch", list(exclude))
+    excluded = pathspec.GitIgnoreSpec.from_lines(list(exclude))
     seen = set()
     for root in paths:
         if not root.exists() and not root.is_symlink():
@@ -44,8 +44,8 @@ def discover(paths: Sequence[Path], exclude: Iterable[str] = ()) -> Discovery:
     return found
 
 
-def _walk(root: Path, excluded: pathspec.PathSpec, problems: List[str]) -> Iterator[Path]:
-    ignores: List[Tuple[Path, pathspec.PathSpec]] = []
+def _walk(root: Path, excluded: pathspec.GitIgnoreSpec, problems: List[str]) -> Iterator[Path]:
+    ignores: List[Tuple[Path, pathspec.GitIgnoreSpec]] = []
     visited = set()
     for dirpath, dirnames, filenames in os.walk(root, followlinks=True,
                                                 onerror=lambda e: problems.append(
@@ -64,7 +64,7 @@ def _walk(root: Path, excluded: pathspec.PathSpec, problems: List[str]) -> Itera
         if gitignore.is_file():
             try:
                 lines = gitignore.read_text(errors="replace").splitlines()
-                ignores.append((here, pathspec.PathSpec.from_lines("gitwildmatch", lines)))
+                ignores.append((here, pathspec.GitIgnoreSpec.from_lines(lines)))
             except OSError as err:
                 problems.append(f"{gitignore}: cannot read ({err.strerror})")
         dirnames[:] = sorted(
@@ -85,8 +85,8 @@ def _inside(path: Path, root: Path) -> bool:
     return path == root or root in path.parents
 
 
-def _ignored(path: Path, is_dir: bool, root: Path, excluded: pathspec.PathSpec,
-             ignores: List[Tuple[Path, pathspec.PathSpec]]) -> bool:
+def _ignored(path: Path, is_dir: bool, root: Path, excluded: pathspec.GitIgnoreSpec,
+             ignores: List[Tuple[Path, pathspec.GitIgnoreSpec]]) -> bool:
     suffix = "/" if is_dir else ""
     if excluded.match_file(str(path.relative_to(root)) + suffix):
         return True

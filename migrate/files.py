@@ -47,7 +47,9 @@ def decode(raw: bytes, name: str = "<stdin>") -> Tuple[str, str, bool, str]:
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
     except SyntaxError as err:
-        raise Unreadable(f"{name}: {err}") from None
+        if "invalid or missing encoding declaration" not in str(err):
+            raise Unreadable(f"{name}: {err}") from None
+        encoding = "utf-8"  # no cookie: decoding below names the offending byte
     bom = raw.startswith(codecs.BOM_UTF8)
     body = raw[len(codecs.BOM_UTF8):] if bom else raw
     if encoding == "utf-8-sig":

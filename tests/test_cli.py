@@ -1,0 +1,193 @@
+"""The command line end to end through Typer's CliRunner, on toy recipes."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+
+import pytest
+from typer.testing import CliRunner
+
+from migrate.cli import app
+
+runner = CliRunner()
+
+FIXABLE = b"import x\r\n\r\ny = old_api(1)  # comment\r\n"
+FIXED = b"import x\r\n\r\ny = new_api(1)  # comment\r\n"
+
+
+@pytest.fixture
+def tree(tmp_path, toy_recipes):
+    (tmp_path / "fixable.py").write_bytes(FIXABLE)
+    os.chmod(tmp_path / "fixable.py", 0o751)
+    (tmp_path / "posonly.py").write_bytes(b"def f(a, /):\n    return old_api(a)\n")
+    (tmp_path / "latin.py").write_bytes(b"s = 'caf\xe9'\nold_api()\n")
+    (tmp_path / "clean.py").write_bytes(b"print('nothing to see')\n")
+    return tmp_path
+
+
+def snapshot(root):
+    return {p.name: (p.read_bytes(), stat.S_IMODE(p.stat().st_mode)) for p in sorted(root.iterdir())}
+
+
+def test_check_reports_finding_and_names_bad_files(tree):
+    before = snapshot(tree)
+    result = runner.invoke(app, ["check", str(tree)])
+    assert result.exit_code == 2
+    assert f"{tree / 'fixable.py'}:3:5: toy-rename old_api is deprecated [safe fix]" in result.stdout
+    assert "posonly.py: fissix cannot parse positional-only parameters" in result.stderr
+    assert "latin.py: not valid utf-8 (byte 0xe9" in result.stderr
+    assert "4 file(s) scanned" in result.stderr
+    assert snapshot(tree) == before
+
+
+def test_check_json(tree):
+    result = runner.invoke(app, ["check", "--format", "json", str(tree / "fixable.py")])
+    assert result.exit_code == 1
+    data = json.loads(result.stdout)
+    [diag] = data["diagnostics"]
+    assert (diag["recipe"], diag["line"], diag["column"], diag["end_column"]) == ("toy-rename", 3, 5, 12)
+    assert diag["fix"]["edits"] == [{"line": 3, "column": 1, "end_line": 4, "end_column": 1,
+                                     "replacement": "y = new_api(1)  # comment\n"}]
+
+
+def test_diff_prints_and_changes_nothing(tree):
+    before = snapshot(tree)
+    result = runner.invoke(app, ["diff", str(tree)])
+    assert result.exit_code == 2  # two files could not be processed
+    assert "-y = old_api(1)  # comment" in result.stdout
+    assert "+y = new_api(1)  # comment" in result.stdout
+    assert snapshot(tree) == before
+
+
+def test_fix_rewrites_only_the_fixable_file(tree):
+    before = snapshot(tree)
+    result = runner.invoke(app, ["fix", str(tree)])
+    assert result.exit_code == 2
+    after = snapshot(tree)
+    assert after["fixable.py"] == (FIXED, 0o751)  # CRLF and mode kept
+    assert {k: v for k, v in after.items() if k != "fixable.py"} == \
+        {k: v for k, v in before.items() if k != "fixable.py"}
+    assert not [p for p in tree.iterdir() if p.name.endswith(".tf-migrate")]  # no temp files left
+
+
+def test_fix_clean_tree_exits_zero(tmp_path, toy_recipes):
+    (tmp_path / "a.py").write_text("old_api()\n")
+    assert runner.invoke(app, ["fix", str(tmp_path)]).exit_code == 0
+    assert (tmp_path / "a.py").read_text() == "new_api()\n"
+    assert runner.invoke(app, ["check", str(tmp_path)]).exit_code == 0
+
+
+def test_fix_leaves_unsafe_findings_and_exits_one(tmp_path, toy_recipes):
+    (tmp_path / "a.py").write_text("risky()\n")
+    result = runner.invoke(app, ["fix", str(tmp_path)])
+    assert result.exit_code == 1 and "[unsafe fix]" in result.stdout
+    assert (tmp_path / "a.py").read_text() == "risky()\n"
+    assert runner.invoke(app, ["fix", "--unsafe-fixes", str(tmp_path)]).exit_code == 0
+    assert (tmp_path / "a.py").read_text() == "safer()\n"
+
+
+def test_fix_stdin_round_trip(toy_recipes):
+    result = runner.invoke(app, ["fix", "-", "--stdin-filename", "buf.py"],
+                           input="a = old_api()\r\nb = 2\r\n")
+    assert result.exit_code == 0
+    assert result.stdout_bytes == b"a = new_api()\r\nb = 2\r\n"
+
+
+def test_fix_stdin_reports_pending_on_stderr(toy_recipes):
+    result = runner.invoke(app, ["fix", "-"], input="risky()\n")
+    assert result.stdout == "risky()\n" and result.exit_code == 1
+    assert "toy-risky" in result.stderr
+
+
+def test_select_ignore_and_unknown_ids(tmp_path, toy_recipes):
+    (tmp_path / "a.py").write_text("old_api()\nrisky()\n")
+    result = runner.invoke(app, ["check", "--select", "toy-risky", str(tmp_path)])
+    assert "toy-risky" in result.stdout and "toy-rename" not in result.stdout
+    result = runner.invoke(app, ["check", "--ignore", "toy-risky", str(tmp_path)])
+    assert "toy-rename" in result.stdout and "toy-risky" not in result.stdout
+    result = runner.invoke(app, ["check", "--select", "no-such", str(tmp_path)])
+    assert result.exit_code == 2 and "unknown recipe id(s): no-such" in result.stderr
+
+
+def test_gitignore_and_exclude(tmp_path, toy_recipes):
+    (tmp_path / ".gitignore").write_text("build/\nskip_me.py\n")
+    for rel in ("build/a.py", "skip_me.py", "keep.py", "vendor/v.py"):
+        (tmp_path / rel).parent.mkdir(exist_ok=True)
+        (tmp_path / rel).write_text("old_api()\n")
+    result = runner.invoke(app, ["check", "--exclude", "vendor/", str(tmp_path)])
+    assert "keep.py" in result.stdout
+    for hidden in ("build", "skip_me.py", "v.py"):
+        assert hidden not in result.stdout
+
+
+def test_symlink_out_of_tree_is_not_followed(tmp_path, toy_recipes):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "o.py").write_text("old_api()\n")
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "link").symlink_to(outside, target_is_directory=True)
+    result = runner.invoke(app, ["fix", str(root)])
+    assert (outside / "o.py").read_text() == "old_api()\n"
+    assert "symlink out of" in result.stderr
+
+
+def test_pyproject_config_and_flags_win(tmp_path, toy_recipes):
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.tf-migrate]\nignore = ["toy-rename"]\nunsafe-fixes = true\n')
+    (tmp_path / "a.py").write_text("old_api()\nrisky()\n")
+    assert runner.invoke(app, ["fix", str(tmp_path)]).exit_code == 0
+    assert (tmp_path / "a.py").read_text() == "old_api()\nsafer()\n"
+    runner.invoke(app, ["fix", "--ignore", "toy-risky", str(tmp_path)])
+    assert (tmp_path / "a.py").read_text() == "new_api()\nsafer()\n"
+
+
+def test_bad_config_is_a_usage_error(tmp_path, toy_recipes):
+    (tmp_path / "pyproject.toml").write_text('[tool.tf-migrate]\nselct = ["x"]\n')
+    (tmp_path / "a.py").write_text("x = 1\n")
+    result = runner.invoke(app, ["check", str(tmp_path)])
+    assert result.exit_code == 2 and "unknown key(s) in [tool.tf-migrate]: selct" in result.stderr
+
+
+def test_encoding_cookie_and_bom_survive_fix(tmp_path, toy_recipes):
+    latin = tmp_path / "latin.py"
+    latin.write_bytes(b"# -*- coding: latin-1 -*-\ns = 'caf\xe9'\nold_api()\n")
+    bom = tmp_path / "bom.py"
+    bom.write_bytes(b"\xef\xbb\xbfs = 'caf\xc3\xa9'\nold_api()\n")
+    assert runner.invoke(app, ["fix", str(tmp_path)]).exit_code == 0
+    assert latin.read_bytes() == b"# -*- coding: latin-1 -*-\ns = 'caf\xe9'\nnew_api()\n"
+    assert bom.read_bytes() == b"\xef\xbb\xbfs = 'caf\xc3\xa9'\nnew_api()\n"
+
+
+def test_file_changed_between_read_and_write_is_not_overwritten(tmp_path, toy_recipes, monkeypatch):
+    from migrate import batch
+
+    target = tmp_path / "a.py"
+    target.write_text("old_api()\n")
+    real_process = batch.process
+
+    def process_then_edit(path, options):
+        outcome = real_process(path, options)
+        path.write_text("old_api()  # edited meanwhile\n")
+        return outcome
+
+    monkeypatch.setattr(batch, "process", process_then_edit)
+    result = runner.invoke(app, ["fix", str(tmp_path)])
+    assert result.exit_code == 2 and "changed on disk since it was read" in result.stderr
+    assert target.read_text() == "old_api()  # edited meanwhile\n"
+
+
+def test_list_and_help(toy_recipes):
+    result = runner.invoke(app, ["list"])
+    assert result.exit_code == 0 and "toy-rename" in result.stdout and "unsafe" in result.stdout
+    assert runner.invoke(app, ["--help"]).exit_code == 0
+
+
+def test_python_dash_m_and_console_script():
+    for cmd in ([sys.executable, "-m", "migrate", "--help"], ["tf-migrate", "--help"]):
+        done = subprocess.run(cmd, capture_output=True, text=True)
+        assert done.returncode == 0 and "check" in done.stdout

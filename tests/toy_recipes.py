@@ -1,0 +1,36 @@
+"""Two tiny recipes for engine and CLI tests, independent of the real ones."""
+
+from __future__ import annotations
+
+from fissix.fixer_util import Name
+
+from migrate.recipe import Recipe, propose
+
+
+def _renamer(old: str, new: str, message: str):
+    def modify(node, capture, filename):
+        name = capture["name"]
+        if propose(name, message):
+            name.replace(Name(new, prefix=name.prefix))
+
+    pattern = f"power< name='{old}' trailer< '(' any* ')' > >"
+    return lambda q: q.select(pattern).modify(modify)
+
+
+RENAME = Recipe(id="toy-rename", summary="old_api() becomes new_api()", safety="safe",
+                query=_renamer("old_api", "new_api", "old_api is deprecated"), tokens=("old_api",))
+RISKY = Recipe(id="toy-risky", summary="risky() becomes safer()", safety="unsafe",
+               query=_renamer("risky", "safer", "risky() may change behaviour"), tokens=("risky",))
+BROKEN = Recipe(id="toy-broken", summary="emits invalid code", safety="safe",
+                query=_renamer("breakme", "def", "breaks the file"), tokens=("breakme",))
+
+
+def _crash(node, capture, filename):
+    raise RuntimeError("boom")
+
+
+CRASH = Recipe(id="toy-crash", summary="always crashes", safety="safe",
+               query=lambda q: q.select("power< name='crashme' any* >").modify(_crash),
+               tokens=("crashme",))
+
+ALL = {r.id: r for r in (RENAME, RISKY, BROKEN, CRASH)}
