@@ -1,0 +1,441 @@
+"""numpy-accumulator: NumPy buffers that collect tensors become tf.TensorArray.
+
+What it does: inside a function, a buffer made by ``np.zeros``, ``np.empty``,
+``np.zeros_like`` or ``np.ones`` (any NumPy alias, or ``from numpy import
+zeros``) that a loop fills with TensorFlow values (a layer call ``self.x(...)``,
+a ``tf.*`` call, or a name bound to one) becomes a ``tf.TensorArray``:
+``buf[i] = v`` / ``buf[i, :] = v`` becomes ``buf = buf.write(i, v)``, reads of
+one slot inside the loop become ``buf.read(i)``, and the buffer is stacked
+once after the loop so later reads see a tensor of the NumPy shape. A loop
+index on another axis (``buf[:, t, :] = v``) is written along ``t``, then
+stacked and transposed back. A value built from a batch of one (a layer fed
+``tf.reshape(x, [1, ...])``, ``tf.expand_dims(x, 0)`` or ``x[None]``), which
+NumPy silently broadcasts into its ``(d,)`` slot, is written as
+``tf.reshape(v, slot_shape)`` so the stacked shape equals the NumPy one.
+``size`` comes from the NumPy shape (``dynamic_size=True`` when it cannot be
+known); the dtype from ``dtype=`` (values are cast to it), else ``tf.float32``.
+
+Why this is a bug: ``arr[i] = tensor`` calls ``tensor.__array__()`` and stores
+a NumPy copy. Nothing computed from the buffer afterwards is on the
+GradientTape, so every gradient upstream of it is ``None`` (Keras reports "No
+gradients provided for any variable"); under ``tf.function`` or ``model.fit``
+the same line raises, because a symbolic tensor cannot be converted to NumPy.
+
+Example (seed 000)::
+
+    temp = np.zeros((seq_len, self.local_out_dim))
+    for i in range(seq_len):
+        inp = tf.reshape(inputs[i], [1, 7, 7, 1])
+        temp[i, :] = self.local(inp)
+
+becomes::
+
+    temp = tf.TensorArray(tf.float32, size=seq_len)
+    for i in range(seq_len):
+        inp = tf.reshape(inputs[i], [1, 7, 7, 1])
+        temp = temp.write(i, tf.reshape(self.local(inp), [self.local_out_dim]))
+    temp = temp.stack()
+
+Left alone: buffers filled only with constants, NumPy values or ``.numpy()``
+results (a mask, preprocessing, gradients logged after the tape), and buffers
+outside any function.
+
+CAVEATS:
+- Only one write statement per buffer, directly in a ``for ... in range(...)``
+  loop that sits next to the buffer's creation; the loop index must be one
+  index component and every other component a bare ``:``. Anything else is
+  reported without a fix.
+- Slots the loop never writes hold zeros (or ones) in NumPy, but make
+  ``stack()`` fail for a TensorArray: the loop must cover the whole axis.
+- A TensorArray holds one dtype: values are not cast unless ``dtype=`` says
+  so, and integer or float64 layer outputs need an explicit ``dtype=``.
+- Broadcasting other than dropping leading 1s (a scalar filling a row) is not
+  reproduced.
+- A loop over a tensor range under ``tf.function`` becomes a ``tf.while_loop``;
+  the stacked result may then lose its static batch dimension.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Set
+
+from fissix.pgen2 import token
+
+from migrate.recipe import Recipe, propose
+from recipes._ast import (
+    add_import, bindings, call_parts, contains, dotted_name, enclosing, imported_names,
+    insert_after, is_call, is_full_slice, is_name, is_sole_statement_on_line, module_aliases,
+    name_reads, parse_expression, scope_nodes, sequence_items, single_assignment, source,
+    start, statement_of, subscript_parts, syms,
+)
+
+FACTORIES = ("zeros", "empty", "zeros_like", "ones")
+DTYPES = ("float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64",
+          "uint8", "bool", "complex64", "complex128")
+_PY_DTYPES = {"float": "float64", "int": "int64", "bool": "bool", "complex": "complex128"}
+_TO_PYTHON = ("float", "int", "bool", "complex", "list", "str")
+
+
+@dataclass
+class Imports:
+    """How this file spells NumPy and TensorFlow."""
+
+    numpy: Set[str]
+    numpy_names: Dict[str, str]
+    tensorflow: Set[str]
+
+    @classmethod
+    def of(cls, root) -> "Imports":
+        return cls(module_aliases(root, "numpy"), imported_names(root, "numpy"),
+                   module_aliases(root, "tensorflow"))
+
+    def numpy_function(self, callee: str) -> Optional[str]:
+        """``zeros`` for ``np.zeros`` / ``onp.zeros`` / an imported ``zeros``."""
+        head, _, attr = callee.rpartition(".")
+        if head in self.numpy:
+            return attr
+        if not head:
+            return self.numpy_names.get(attr)
+        return None
+
+    def is_tensorflow_call(self, callee: str) -> bool:
+        return callee.split(".")[0] in self.tensorflow
+
+
+@dataclass
+class Buffer:
+    """One NumPy buffer and what the rewrite needs to know about it."""
+
+    name: str
+    creation: object                 # the expr_stmt ``buf = np.zeros(...)``
+    dims: Optional[List[str]]        # shape items as source text; None if unknown
+    dtype: Optional[str]             # explicit dtype name (``float64``) or None
+    write: object = None             # the expr_stmt ``buf[...] = v``
+    loop: object = None              # the for_stmt whose index is written
+    axis: int = 0
+    slot_reads: List = field(default_factory=list)  # ``buf[i]`` inside the loop
+    read_after: bool = False
+    problem: Optional[str] = None    # why it cannot be rewritten
+
+
+def _factory_call(value, imports: Imports):
+    parts = call_parts(value)
+    if not parts:
+        return None
+    function = imports.numpy_function(parts[0])
+    return (function, parts[1], parts[2]) if function in FACTORIES else None
+
+
+def _dtype_name(node) -> Optional[str]:
+    """``float32`` for ``np.float32`` / ``'float32'`` / ``tf.float32``; ``float64``
+    for ``float``; ``?`` when it is something else."""
+    if node.type == token.STRING:
+        text = node.value.strip("'\"")
+        return text if text in DTYPES else "?"
+    name = dotted_name(node)
+    if name is None:
+        return "?"
+    attr = name.rpartition(".")[2]
+    if "." not in name and attr in _PY_DTYPES:
+        return _PY_DTYPES[attr]
+    return attr if attr in DTYPES else "?"
+
+
+def _new_buffer(name, creation, function, positional, keywords) -> Buffer:
+    dims = None
+    if function != "zeros_like":
+        shape = keywords.get("shape", positional[0] if positional else None)
+        if shape is not None:
+            items = sequence_items(shape)
+            if items is not None:
+                dims = [source(item) for item in items]
+            elif shape.type == token.NUMBER:
+                dims = [shape.value]
+    dtype_node = keywords.get("dtype", positional[1] if len(positional) > 1 else None)
+    dtype = _dtype_name(dtype_node) if dtype_node is not None else None
+    buffer = Buffer(name, creation, dims, dtype)
+    if dtype == "?":
+        buffer.problem = f"the dtype `{source(dtype_node)}` has no TensorFlow name this recipe knows"
+    return buffer
+
+
+class Analysis:
+    """Buffers of one function and which values are TensorFlow tensors."""
+
+    def __init__(self, function, imports: Imports):
+        self.function = function
+        self.imports = imports
+        self.bound = bindings(function)
+        self.buffers = self._buffers()
+        self.tensor_names: Set[str] = set()
+        self._settle_tensor_names()
+
+    def _buffers(self) -> List[Buffer]:
+        found = []
+        for name, values in self.bound.items():
+            for value in values:
+                factory = _factory_call(value, self.imports)
+                if factory and len(values) == 1:
+                    found.append(_new_buffer(name, value.parent, *factory))
+        return found
+
+    def _settle_tensor_names(self) -> None:
+        """Names bound to tensors, including buffers that will become
+        TensorArrays (a nested buffer makes its outer buffer tensor-valued)."""
+        while True:
+            before = set(self.tensor_names)
+            for name, values in self.bound.items():
+                if any(self.is_tensor(v) for v in values):
+                    self.tensor_names.add(name)
+            for buffer in self.buffers:
+                if any(self.is_tensor(self._value_of(w)) for w in self._writes(buffer)):
+                    self.tensor_names.add(buffer.name)
+            if self.tensor_names == before:
+                return
+
+    def is_tensor(self, expr) -> bool:
+        """Does ``expr`` evaluate to a TensorFlow tensor (not NumPy, not Python)?"""
+        parts = call_parts(expr)
+        if parts:
+            callee = parts[0]
+            if callee in _TO_PYTHON or self.imports.numpy_function(callee) is not None:
+                return False
+        if _calls_method(expr, ("numpy", "item", "tolist")):
+            return False
+        for node in expr.pre_order():
+            if is_name(node) and node.value in self.tensor_names and _is_variable(node):
+                return True
+            if is_call(node):
+                head = node.children[0]
+                if is_name(head, "self") and len(node.children) >= 3:
+                    return True
+                name = call_parts(node)
+                if name and self.imports.is_tensorflow_call(name[0]):
+                    return True
+        return False
+
+    def _writes(self, buffer: Buffer) -> List:
+        """expr_stmts ``buf[...] = value`` in this function."""
+        writes = []
+        for leaf in name_reads(self.function, buffer.name):
+            target = leaf.parent
+            statement = target.parent if target is not None else None
+            if (target is not None and subscript_parts(target) and statement is not None
+                    and statement.type == syms.expr_stmt and statement.children[0] is target):
+                writes.append(statement)
+        return writes
+
+    @staticmethod
+    def _value_of(write):
+        return write.children[-1]
+
+
+def _calls_method(expr, methods) -> bool:
+    for node in expr.pre_order():
+        if node.type == syms.trailer and node.children[0].type == token.DOT \
+                and node.children[1].value in methods:
+            after = node.next_sibling
+            if after is not None and after.type == syms.trailer and after.children[0].type == token.LPAR:
+                return True
+    return False
+
+
+def _is_variable(leaf) -> bool:
+    prev = leaf.prev_sibling
+    return prev is None or prev.type != token.DOT
+
+
+def _examine(buffer: Buffer, analysis: Analysis) -> bool:
+    """Fill in the write, loop and reads of ``buffer``; False when it receives
+    no tensor (left alone). ``buffer.problem`` says why a fix is impossible."""
+    writes = analysis._writes(buffer)
+    tensor_writes = [w for w in writes if analysis.is_tensor(w.children[-1])]
+    if not tensor_writes:
+        return False
+    buffer.write = tensor_writes[0]
+    if buffer.problem:
+        return True
+    if len(writes) > 1:
+        buffer.problem = "the buffer is written by more than one statement"
+        return True
+    write = buffer.write
+    if len(write.children) != 3 or write.children[1].type != token.EQUAL \
+            or not is_sole_statement_on_line(write):
+        buffer.problem = "the write is not a plain `buf[...] = value` statement"
+        return True
+    _, index = subscript_parts(write.children[0])
+    loop = _index_loop(write, index)
+    if loop is None:
+        buffer.problem = "the write is not directly in a `for i in range(...)` loop over one index"
+        return True
+    buffer.loop, buffer.axis = loop
+    if any(not is_full_slice(c) for i, c in enumerate(index) if i != buffer.axis):
+        buffer.problem = "index components other than the loop index must be `:`"
+        return True
+    creation_stmt = statement_of(buffer.creation)
+    if buffer.loop.parent is not creation_stmt.parent or start(buffer.loop) < start(creation_stmt):
+        buffer.problem = "the filling loop is not in the block that creates the buffer"
+        return True
+    if buffer.axis and buffer.dims is None:
+        buffer.problem = "the loop index is not on axis 0 and the buffer's rank is unknown"
+        return True
+    if buffer.dims is not None and buffer.axis >= len(buffer.dims):
+        buffer.problem = "the index has more components than the buffer has axes"
+        return True
+    _classify_reads(buffer, analysis)
+    return True
+
+
+def _index_loop(write, index):
+    """(for_stmt, axis) when the write sits directly in a ``for v in range(...)``
+    loop and ``v`` is exactly one of the index components."""
+    stmt = statement_of(write)
+    loop = stmt.parent.parent if stmt.parent.type == syms.suite else None
+    if loop is None or loop.type != syms.for_stmt or not is_name(loop.children[1]):
+        return None
+    iterable = call_parts(loop.children[3])
+    if not iterable or iterable[0] != "range":
+        return None
+    variable = loop.children[1].value
+    axes = [i for i, c in enumerate(index) if is_name(c, variable)]
+    return (loop, axes[0]) if len(axes) == 1 else None
+
+
+def _classify_reads(buffer: Buffer, analysis: Analysis) -> None:
+    creation_target = buffer.creation.children[0]
+    write_target = buffer.write.children[0].children[0]
+    loop_start = start(buffer.loop)
+    for leaf in name_reads(analysis.function, buffer.name):
+        if leaf is creation_target or leaf is write_target:
+            continue
+        if contains(buffer.loop, leaf):
+            read = _slot_read(leaf, buffer)
+            if read is None:
+                buffer.problem = f"`{source(statement_of(leaf))}` uses the buffer inside the loop"
+                return
+            buffer.slot_reads.append(read)
+        elif start(leaf) > loop_start:
+            buffer.read_after = True
+        else:
+            buffer.problem = f"`{source(statement_of(leaf))}` uses the buffer before it is filled"
+            return
+
+
+def _slot_read(leaf, buffer: Buffer):
+    """The ``buf[i]`` node of a read of one slot along the written axis."""
+    power = leaf.parent
+    parts = subscript_parts(power) if power is not None else None
+    if not parts or buffer.axis != 0:
+        return None
+    _, index = parts
+    if any(not is_full_slice(c) for c in index[1:]) or is_full_slice(index[0]):
+        return None
+    statement = power.parent
+    if statement is not None and statement.type == syms.expr_stmt and statement.children[0] is power:
+        return None  # an augmented or second assignment target
+    return power
+
+
+# --- rewriting ---------------------------------------------------------------
+
+def _batch_of_one(expr, bound, depth: int = 0) -> bool:
+    """Is ``expr`` (or what a name is bound to) a batch of one sample, which a
+    layer keeps as a leading 1: ``tf.reshape(x, [1, ...])``,
+    ``tf.expand_dims(x, 0)``, ``x[None]``, or a layer call on one of those?"""
+    if depth > 4:
+        return False
+    if is_name(expr) and len(bound.get(expr.value, ())) == 1:
+        return _batch_of_one(bound[expr.value][0], bound, depth + 1)
+    parts = call_parts(expr)
+    if parts:
+        callee, positional, keywords = parts
+        attr = callee.rpartition(".")[2]
+        if attr == "reshape" and len(positional) >= 2:
+            items = sequence_items(positional[1])
+            return bool(items) and source(items[0]) == "1"
+        if attr == "expand_dims" and positional:
+            axis = keywords.get("axis", positional[1] if len(positional) > 1 else None)
+            return axis is not None and source(axis) == "0"
+        if callee.startswith("self.") and positional:
+            return _batch_of_one(positional[0], bound, depth + 1)
+        return False
+    if expr.type == syms.power and expr.children[-1].type == syms.trailer \
+            and expr.children[-1].children[0].type == token.LSQB:
+        first = expr.children[-1].children[1]
+        if first.type == syms.subscriptlist:
+            first = first.children[0]
+        return source(first) in ("None", "np.newaxis", "tf.newaxis", "numpy.newaxis")
+    return False
+
+
+def _rewrite(buffer: Buffer, analysis: Analysis, tf: str) -> None:
+    index_var = buffer.loop.children[1].value
+    for read in buffer.slot_reads:
+        _, index = subscript_parts(read)
+        call = parse_expression(f"{buffer.name}.read({source(index[0])})")
+        call.prefix = read.prefix
+        read.replace(call)
+
+    value = buffer.write.children[-1]
+    text = source(value)
+    if buffer.dtype not in (None, "float32"):
+        text = f"{tf}.cast({text}, {tf}.{buffer.dtype})"
+    slot = [d for i, d in enumerate(buffer.dims) if i != buffer.axis] if buffer.dims is not None else None
+    if _batch_of_one(value, analysis.bound):
+        text = (f"{tf}.reshape({text}, [{', '.join(slot)}])" if slot is not None
+                else f"{tf}.squeeze({text}, axis=0)")
+    write = parse_expression(f"{buffer.name} = {buffer.name}.write({index_var}, {text})")
+    write.prefix = buffer.write.prefix
+    buffer.write.replace(write)
+
+    dtype = f"{tf}.{buffer.dtype or 'float32'}"
+    if buffer.dims is not None:
+        size = f"size={buffer.dims[buffer.axis]}"
+    else:
+        size = "size=0, dynamic_size=True"
+    array = parse_expression(f"{tf}.TensorArray({dtype}, {size})")
+    old = buffer.creation.children[-1]
+    array.prefix = old.prefix
+    old.replace(array)
+
+    if buffer.read_after:
+        stacked = f"{buffer.name}.stack()"
+        if buffer.axis:
+            rank = len(buffer.dims)
+            perm = list(range(1, buffer.axis + 1)) + [0] + list(range(buffer.axis + 1, rank))
+            stacked = f"{tf}.transpose({stacked}, perm={perm})"
+        insert_after(buffer.loop, f"{buffer.name} = {stacked}\n")
+
+
+def _message(buffer: Buffer) -> str:
+    target = source(buffer.write.children[0])
+    text = (f"`{target} = <tensor>` copies the tensor into a NumPy array: the tape stops "
+            f"there and gradients come back None (model.fit raises); use tf.TensorArray")
+    return f"{text} ({buffer.problem})" if buffer.problem else text
+
+
+def _modify(node, capture, filename) -> None:
+    imports = Imports.of(node)
+    tf = "tf" if "tf" in imports.tensorflow else min(imports.tensorflow, default=None)
+    rewritten = False
+    for function in [n for n in node.pre_order() if n.type == syms.funcdef]:
+        analysis = Analysis(function, imports)
+        found = [b for b in analysis.buffers if _examine(b, analysis)]
+        fixes = [b for b in found
+                 if propose(b.write, _message(b), fixable=b.problem is None)]
+        for buffer in fixes:
+            _rewrite(buffer, analysis, tf or "tf")
+            rewritten = True
+    if rewritten and tf is None:
+        add_import(node, "import tensorflow as tf")
+
+
+RECIPE = Recipe(
+    id="numpy-accumulator",
+    summary="NumPy buffers filled with tensors cut the tape; use tf.TensorArray",
+    safety="safe",
+    query=lambda q: q.select("file_input< any* >").modify(_modify),
+    tokens=("zeros", "empty", "ones"),
+    before_fails="none-gradient",
+)
