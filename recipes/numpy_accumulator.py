@@ -399,6 +399,9 @@ def _rewrite(buffer: Buffer, analysis: Analysis, tf: str) -> None:
     array.prefix = old.prefix
     old.replace(array)
 
+
+def _stack_after_loop(buffer: Buffer, tf: str) -> None:
+    """Stack once after the loop so later reads see the NumPy-shaped tensor."""
     if buffer.read_after:
         stacked = f"{buffer.name}.stack()"
         if buffer.axis:
@@ -421,12 +424,15 @@ def _modify(node, capture, filename) -> None:
     rewritten = False
     for function in [n for n in node.pre_order() if n.type == syms.funcdef]:
         analysis = Analysis(function, imports)
-        found = [b for b in analysis.buffers if _examine(b, analysis)]
+        found = sorted((b for b in analysis.buffers if _examine(b, analysis)),
+                       key=lambda b: start(b.write))
         fixes = [b for b in found
                  if propose(b.write, _message(b), fixable=b.problem is None)]
         for buffer in fixes:
             _rewrite(buffer, analysis, tf or "tf")
             rewritten = True
+        for buffer in reversed(fixes):  # each insert goes right after its loop
+            _stack_after_loop(buffer, tf or "tf")
     if rewritten and tf is None:
         add_import(node, "import tensorflow as tf")
 
