@@ -37,6 +37,9 @@ class Outcome:
 
 def process(path: Path, options: Options) -> Outcome:
     """Read and transform one file; never raises."""
+    if path.suffix == ".ipynb":
+        from .notebook import process as process_notebook  # notebook imports this module
+        return process_notebook(path, options)
     try:
         source = files.read(path)
     except files.Unreadable as err:

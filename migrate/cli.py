@@ -123,9 +123,17 @@ def fix(
     unsafe_fixes: Optional[bool] = UNSAFE,
     target_index: Optional[int] = TARGET,
     stdin_filename: Optional[Path] = STDIN_NAME,
+    interactive: bool = typer.Option(False, "--interactive", "-i",
+                                     help="Review each change (y/n/a/d/r/q/?; answers from stdin)."),
 ) -> None:
     """Rewrite files in place with the safe fixes (and unsafe ones with --unsafe-fixes)."""
     run = _prepare(paths, select, ignore, exclude, unsafe_fixes, target_index, stdin_filename)
+    if interactive:
+        if run.reads_stdin:
+            raise _fail("--interactive reads answers from stdin, so it cannot read source from '-'")
+        from .interactive import command
+
+        raise typer.Exit(command(run.paths, run.conf.exclude, run.options, out, err))
     if run.reads_stdin:
         outcome = _stdin_outcome(run)
         text = outcome.result.output if outcome.result else None
