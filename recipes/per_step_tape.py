@@ -1,0 +1,254 @@
+"""per-step-tape: watch, feed and differentiate one tensor, bound to one name.
+
+What it does: an integrated-gradients path stacked before the loop,
+``path = tf.stack([baseline + alpha * (x - baseline) for alpha in alphas])``,
+then indexed inside it (``tape.watch(path[i])``, ``model(path[i])``,
+``tape.gradient(out, path[i])``), becomes one interpolated tensor per step,
+built before entering the tape and used by name; the stacked path goes away
+when nothing else reads it. In general, ``tape.watch(EXPR)`` where EXPR is not
+a plain name and is evaluated again inside the tape (or in its
+``tape.gradient``) is hoisted to one name above the ``with``.
+
+Why this is a bug: every evaluation of ``path[i]`` is a new tensor. The tape
+watches one slice, the model reads another and the gradient is asked for a
+third, so ``tape.gradient`` returns None. The step is built before the tape:
+built inside from a watched ``x`` it would add a factor ``alpha`` to the
+gradient.
+
+Example::
+
+    path = tf.stack([baseline + a * (x - baseline) for a in alphas])
+    for i in range(steps + 1):
+        with tf.GradientTape() as tape:
+            tape.watch(path[i])
+            out = model(path[i])
+        grads.append(tape.gradient(out, path[i]))
+    # becomes
+    for i in range(steps + 1):
+        path_step = baseline + alphas[i] * (x - baseline)
+        with tf.GradientTape() as tape:
+            tape.watch(path_step)
+            out = model(path_step)
+        grads.append(tape.gradient(out, path_step))
+
+CAVEATS:
+- The per-step interpolation reads ``baseline``, ``x`` and the alphas inside
+  the loop: it is only done when the loop and the statements before it do not
+  rebind them; an in-place change of a NumPy alphas array is not seen.
+- A hoisted expression is evaluated once instead of several times; only
+  subscripts, arithmetic and non-random ``tf.*``/``np.*`` calls are hoisted.
+"""
+
+from __future__ import annotations
+
+from typing import List, Optional
+
+from migrate.recipe import Recipe, propose
+from recipes import _scope as s
+
+_RANDOM = ("random", "uniform", "normal", "dropout", "shuffle")
+
+
+class _Tape:
+    """A ``with ...GradientTape(...) as name:`` statement."""
+
+    def __init__(self, stmt, name: str):
+        self.stmt = stmt
+        self.name = name
+
+    @property
+    def body(self):
+        return self.stmt.children[-1]
+
+    def watched(self) -> List:
+        """Non-name expressions passed to ``tape.watch`` in the body."""
+        found = []
+        for node in self.body.pre_order():
+            call = s.split_call(node) if node.type == s.syms.power else None
+            if not call or call[0] != f"{self.name}.watch" or len(call[1]) != 1:
+                continue
+            arg = call[1][0]
+            elements = s.literal_elements(arg)
+            found.extend(e for e in (elements if elements is not None else [arg]) if not s.is_name(e))
+        return found
+
+    def later_statements(self, names) -> List:
+        """Statements after the ``with`` in its block, up to one that rebinds
+        the tape or any of ``names``."""
+        siblings = s.statements(self.stmt.parent)
+        later = []
+        for stmt in siblings[siblings.index(self.stmt) + 1:]:
+            bound = s.bound_names(stmt)
+            if self.name in bound or bound & names:
+                break
+            later.append(stmt)
+        return later
+
+
+def _tapes(tree) -> List[_Tape]:
+    tapes = []
+    for node in tree.pre_order():
+        if node.type != s.syms.with_stmt or len(node.children) != 4:
+            continue
+        item = node.children[1]
+        if item.type != s.syms.with_item or not s.is_name(item.children[2]):
+            continue
+        call = s.split_call(item.children[0]) if item.children[0].type == s.syms.power else None
+        if call and call[0].split(".")[-1] == "GradientTape":
+            tapes.append(_Tape(node, item.children[2].value))
+    return tapes
+
+
+def _free_names(expr) -> set:
+    return {leaf.value for leaf in s.name_leaves(expr)}
+
+
+def _evaluations(tape: _Tape, expr) -> List:
+    """Occurrences of ``expr`` in the tape body and in later gradient calls."""
+    found = s.occurrences(tape.body, expr)
+    for stmt in tape.later_statements(_free_names(expr)):
+        for node in stmt.pre_order():
+            call = s.split_call(node) if node.type == s.syms.power else None
+            if call and call[0] == f"{tape.name}.gradient":
+                found.extend(s.occurrences(node.children[-1], expr))
+    return found
+
+
+def _hoistable(expr, tape: _Tape, aliases) -> bool:
+    """Re-evaluating ``expr`` gives a new tensor each time, and evaluating it
+    once before the tape gives the same value."""
+    if s.dotted(expr) is not None:
+        return False  # a variable or attribute is the same object every time
+    for node in expr.pre_order():
+        if node.type in (s.syms.lambdef, s.syms.comp_for):
+            return False
+        if node.type == s.syms.trailer and node.children[0].value == "(":
+            callee = node.parent.children[:node.parent.children.index(node)]
+            name = s.dotted(callee[0]) if len(callee) == 1 else \
+                s.dotted(s.Node(s.syms.power, [c.clone() for c in callee]))
+            if not name or name.split(".")[0] not in aliases or any(r in name for r in _RANDOM):
+                return False
+    return not (_free_names(expr) & s.bound_names(tape.body))
+
+
+class _Path:
+    """``P = tf.stack([ELT for V in ITER])`` indexed as ``P[I]`` in one loop."""
+
+    def __init__(self, stmt, elt, var: str, iterable, loop, index: str):
+        self.stmt, self.elt, self.var, self.iterable = stmt, elt, var, iterable
+        self.loop, self.index = loop, index
+
+
+def _stacked_path(expr, tape: _Tape, aliases) -> Optional[_Path]:
+    """The pre-stacked IG path behind ``tape.watch(P[I])``, when it can be
+    rebuilt step by step and nothing but ``P[I]`` in that loop reads it."""
+    kids = expr.children
+    if expr.type != s.syms.power or len(kids) != 2 or not s.is_name(kids[0]) \
+            or kids[1].children[0].value != "[" or not s.is_name(kids[1].children[1]):
+        return None
+    path, index = kids[0].value, kids[1].children[1].value
+    loop = s.enclosing(tape.stmt, {s.syms.for_stmt})
+    while loop is not None and not s.is_name(loop.children[1], index):
+        loop = s.enclosing(loop, {s.syms.for_stmt})
+    if loop is None:
+        return None
+    value = s.reaching_value(path, loop)
+    stmt = s.enclosing_statement(value) if value is not None else None
+    if stmt is None or stmt.parent is not loop.parent or s.assigned_name(stmt) != path:
+        return None
+    call = s.split_call(value) if value.type == s.syms.power else None
+    if not call or call[0] not in {f"{tf}.stack" for tf in aliases["tf"]} or len(call[1]) != 1:
+        return None
+    comp = call[1][0]
+    if comp.type != s.syms.atom or comp.children[0].value != "[" \
+            or comp.children[1].type != s.syms.listmaker:
+        return None
+    elt, comp_for = comp.children[1].children
+    if comp_for.type != s.syms.comp_for or len(comp_for.children) != 4 or not s.is_name(comp_for.children[1]):
+        return None
+    var, iterable = comp_for.children[1].value, comp_for.children[3]
+    if any(n.type in (s.syms.lambdef, s.syms.comp_for) for n in elt.pre_order()):
+        return None
+    needed = (_free_names(elt) - {var}) | (_free_names(iterable) if s.is_name(iterable) else set())
+    siblings = s.statements(loop.parent)
+    between = siblings[siblings.index(stmt) + 1:siblings.index(loop) + 1]
+    if any(needed & s.bound_names(b) for b in between):
+        return None
+    uses = [leaf for leaf in s.name_leaves(s.scope_of(loop)) if leaf.value == path
+            and not s.attached(leaf, stmt)]
+    inside = {id(node) for node, _ in s.occurrences(loop, expr)}
+    if not all(id(leaf.parent) in inside for leaf in uses):
+        return None
+    return _Path(stmt, elt, var, iterable, loop, index)
+
+
+def _rebuild_per_step(expr, path: _Path, taken: set) -> None:
+    name = s.code(expr.children[0])
+    step = s.fresh_name(f"{name}_step", taken)
+    if s.is_name(path.iterable):
+        alphas = path.iterable.value
+        s.remove_statement(path.stmt)
+    else:
+        alphas = s.fresh_name(f"{path.var}s", taken)
+        new = s.fill(f"{alphas} = __iterable__", iterable=path.iterable)
+        s.move_trailing_comment(path.stmt, new)
+        s.replace_with(path.stmt, new)
+    elt = path.elt.clone()
+    for leaf in list(s.name_leaves(elt)):
+        if leaf.value == path.var:
+            s.replace_with(leaf, s.parse_expression(f"{alphas}[{path.index}]"))
+    found = s.occurrences(path.loop.children[-1], expr)
+    body = s.statements(path.loop.children[-1])
+    first = next(stmt for stmt in body if any(s.attached(node, stmt) for node, _ in found))
+    s.insert_before(first, s.fill(f"{step} = __elt__", elt=elt))
+    for node, k in found:
+        s.substitute(node, k, step)
+
+
+def _hoist(tape: _Tape, expr, found, taken: set) -> None:
+    kids = expr.children
+    if expr.type == s.syms.power and len(kids) == 2 and s.is_name(kids[0]) \
+            and kids[1].children[0].value == "[" and kids[1].children[1].type in (s.token.NAME, s.token.NUMBER):
+        base = f"{kids[0].value}_{kids[1].children[1].value}"
+    else:
+        base = "watched"
+    name = s.fresh_name(base, taken)
+    s.insert_before(tape.stmt, s.fill(f"{name} = __expr__", expr=expr.clone()))
+    for node, k in found:
+        s.substitute(node, k, name)
+
+
+def _modify(node, capture, filename):
+    aliases = {"tf": s.module_aliases(node, "tensorflow"), "np": s.module_aliases(node, "numpy")}
+    for tape in _tapes(node):
+        if not s.attached(tape.stmt, node):
+            continue
+        for expr in tape.watched():
+            if not s.attached(expr, node):
+                continue
+            found = _evaluations(tape, expr)
+            if len(found) < 2:
+                continue
+            taken = s.scope_names(s.scope_of(tape.stmt))
+            path = _stacked_path(expr, tape, aliases)
+            what = s.code(expr)
+            if path is not None:
+                if propose(expr, f"each `{what}` is a new tensor: the tape watches one, the model reads "
+                                 "another and tape.gradient gets None; build the interpolated step "
+                                 "before the tape and watch, feed and differentiate it by name"):
+                    _rebuild_per_step(expr, path, taken)
+            elif _hoistable(expr, tape, aliases["tf"] | aliases["np"]):
+                if propose(expr, f"each `{what}` is a new tensor: the tape watches one and the code "
+                                 "reads another, so its gradient is None; bind it to one name before "
+                                 "the tape"):
+                    _hoist(tape, expr, found, taken)
+
+
+RECIPE = Recipe(
+    id="per-step-tape",
+    summary="tape.watch(path[i]) on a re-evaluated expression -> one per-step tensor bound to a name",
+    safety="safe",
+    query=lambda q: q.select("file_input< any* >").modify(_modify),
+    tokens=(".watch(",),
+    before_fails="none-gradient",
+)
