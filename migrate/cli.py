@@ -185,16 +185,19 @@ def check(
     exclude: Optional[List[str]] = EXCLUDE,
     target_index: Optional[int] = TARGET,
     stdin_filename: Optional[Path] = STDIN_NAME,
-    format: str = typer.Option("text", "--format", help="text | json"),
+    format: str = typer.Option("text", "--format",
+                               help="text | json | sarif | github (see docs/editors.md)"),
 ) -> None:
     """Report findings with the fix each one offers; change nothing."""
-    if format not in ("text", "json"):
-        raise _fail(f"unknown --format {format!r} (choose text or json)")
+    from .formats import NAMES, render
+
+    if format not in NAMES:
+        raise _fail(f"unknown --format {format!r} (choose {', '.join(NAMES)})")
     run = _prepare(paths, select, ignore, exclude, True, target_index, stdin_filename,
                    isolated=True)
     outcomes = [_stdin_outcome(run)] if run.reads_stdin else list(_outcomes(run))
-    if format == "json":
-        sys.stdout.write(output.to_json(outcomes) + "\n")
+    if format != "text":
+        sys.stdout.write(render(format, outcomes))
     else:
         _report_findings(out, outcomes, only_pending=False)
         summary = batch.Summary()

@@ -33,4 +33,14 @@ CRASH = Recipe(id="toy-crash", summary="always crashes", safety="safe",
                query=lambda q: q.select("power< name='crashme' any* >").modify(_crash),
                tokens=("crashme",))
 
-ALL = {r.id: r for r in (RENAME, RISKY, BROKEN, CRASH)}
+
+
+def _report(node, capture, filename):
+    propose(capture["name"], "legacy_api() has no automatic fix", fixable=False)
+
+
+REPORT = Recipe(id="toy-report", summary="reports legacy_api() without a fix", safety="safe",
+                query=lambda q: q.select("power< name='legacy_api' trailer< '(' any* ')' > >")
+                .modify(_report), tokens=("legacy_api",))
+
+ALL = {r.id: r for r in (RENAME, RISKY, BROKEN, CRASH, REPORT)}
