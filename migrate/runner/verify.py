@@ -1,0 +1,156 @@
+"""`verify`: run programs in TensorFlow workers, check them, judge them.
+
+paths -> programs (fixture roles, protocol or script) -> one worker per
+(interpreter, Keras version), TF imported once per worker -> checks from the
+child, plus the parent's static API check and before/after equivalence ->
+verdicts -> Report.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from migrate.discovery import discover
+from migrate.registry import all_recipes
+
+from . import api_check
+from .judge import equivalence, judge
+from .pool import Session, WorkerFailed
+from .programs import Program, classify
+from .report import Check, Pair, ProgramReport, Report
+
+KERAS_VERSIONS = ("2", "3")
+
+
+@dataclass(frozen=True)
+class VerifyOptions:
+    timeout: float = 120.0  # seconds per program, TF import not included
+    keras: Tuple[str, ...] = ("2",)  # "2": tf-keras (TF 2.3's tf.keras); "3": Keras 3
+    python: Optional[str] = None  # interpreter of the children; default: this one
+    api: Optional[str] = None  # e.g. "2.3": also check names against that TF's API
+    seed: int = 0
+    startup_timeout: float = 300.0  # a cold TF import can be slow
+
+    def __post_init__(self) -> None:
+        unknown = set(self.keras) - set(KERAS_VERSIONS)
+        if unknown or not self.keras:
+            raise ValueError(f"keras must be among {KERAS_VERSIONS}, got {self.keras}")
+        if self.api is not None and self.api not in api_check.SUPPORTED:
+            raise ValueError(f"no TF {self.api} symbol list (known: {', '.join(api_check.SUPPORTED)})")
+
+
+def verify(paths: Sequence[Path], options: VerifyOptions = VerifyOptions()) -> Report:
+    """Verify every Python file under ``paths`` (files or directories)."""
+    found = discover([Path(p) for p in paths])
+    report = Report(problems=list(found.problems))
+    programs = []
+    for path in found.files:
+        if path.suffix == ".py":
+            programs.append(classify(path))
+        else:
+            report.problems.append(f"{path}: verify runs Python files only")
+    return _run(programs, options, report, _fixture_pairs(programs))
+
+
+def verify_rewrite(pairs: Sequence[Tuple[Path, Path]],
+                   options: VerifyOptions = VerifyOptions(api="2.3")) -> Report:
+    """Run each (original, rewritten) file and report them side by side. The
+    rewritten file must pass every check (and the TF API check, 2.3 unless
+    ``options.api`` names another); the original is reported, and judged only
+    when it is a fixture `before` with an expected failure."""
+    programs = []
+    for original, rewritten in pairs:
+        first = classify(Path(original), role="original")
+        second = classify(Path(rewritten), role="rewritten")
+        programs += [first, second]
+    equivalent = [(i, i + 1) for i in range(0, len(programs), 2)
+                  if _preserves_behaviour(programs[i].recipe)]
+    report = _run(programs, _with_api(options), Report(), equivalent)
+    rows = iter(report.programs)
+    for original in rows:
+        report.pairs.append(Pair(original, next(rows)))
+    return report
+
+
+def _with_api(options: VerifyOptions) -> VerifyOptions:
+    if options.api:
+        return options
+    return VerifyOptions(options.timeout, options.keras, options.python, "2.3", options.seed,
+                         options.startup_timeout)
+
+
+def _run(programs: List[Program], options: VerifyOptions, report: Report,
+         equivalent: List[Tuple[int, int]]) -> Report:
+    started = time.perf_counter()
+    python = str(options.python or sys.executable)
+    api_results = {p.path: _api_check(p.path, options.api) for p in programs} if options.api else {}
+    for keras in options.keras:
+        session = Session(python, keras, options.seed, options.startup_timeout)
+        try:
+            reports = [_run_one(session, program, keras, options) for program in programs]
+        finally:
+            session.close()
+        report.workers.extend(session.started)
+        for program, program_report in zip(programs, reports):
+            if program.path in api_results:
+                program_report.checks.append(api_results[program.path])
+        _add_equivalence(equivalent, reports)
+        for program_report in reports:
+            program_report.verdict, program_report.ok = judge(program_report)
+        report.programs.extend(reports)
+    report.wall_seconds = time.perf_counter() - started
+    return report
+
+
+def _run_one(session: Session, program: Program, keras: str,
+             options: VerifyOptions) -> ProgramReport:
+    result = ProgramReport(str(program.path), program.role, keras, "ran", program.recipe,
+                           program.expected_failure)
+    job = {"id": 0, "path": str(program.path.resolve()), "mode": program.mode,
+           "seed": options.seed}
+    try:
+        answer = session.run(job, options.timeout)
+    except WorkerFailed as failure:
+        result.status, result.message = failure.status, failure.message
+        return result
+    result.checks = [Check.from_child(c) for c in answer["checks"]]
+    result.elapsed = answer["elapsed"]
+    result.outputs = answer.get("outputs")
+    result.output_tail = answer.get("output_tail", "")
+    result.interpreter = session.started[-1].python
+    return result
+
+
+def _api_check(path: Path, version: str) -> Check:
+    try:
+        missing = api_check.check_file(path, version)
+    except (SyntaxError, UnicodeDecodeError) as err:
+        return Check("api", False, f"cannot read the file to check TF {version} names: {err}")
+    if not missing:
+        return Check("api", True, f"every tf.* name used exists in TF {version}",
+                     {"missing": 0})
+    shown = ", ".join(f"{m.symbol} (line {m.line})" for m in missing[:5])
+    return Check("api", False, f"{len(missing)} name(s) TF {version} lacks: {shown}"
+                 + (" ..." if len(missing) > 5 else ""), {"missing": len(missing)},
+                 {"missing": [str(m) for m in missing]})
+
+
+def _fixture_pairs(programs: List[Program]) -> List[Tuple[int, int]]:
+    """(before, after) indexes of each behaviour-preserving fixture case in the run."""
+    befores = {p.case_key: i for i, p in enumerate(programs) if p.role == "before"}
+    return [(befores[p.case_key], j) for j, p in enumerate(programs)
+            if p.role == "after" and p.case_key in befores and _preserves_behaviour(p.recipe)]
+
+
+def _add_equivalence(pairs: List[Tuple[int, int]], reports: List[ProgramReport]) -> None:
+    for before, after in pairs:
+        if reports[before].status == reports[after].status == "ran":
+            reports[after].checks.append(equivalence(reports[before], reports[after]))
+
+
+def _preserves_behaviour(recipe: Optional[str]) -> bool:
+    return recipe is not None and all_recipes()[recipe].before_fails is None
