@@ -1,16 +1,33 @@
 """Many files through the engine: read, transform, optionally write, and
-summarise. One file's failure is a value in its Outcome; the batch goes on."""
+summarise. One file's failure is a value in its Outcome; the batch goes on.
+
+With ``jobs > 1`` the files go to a pool of forked worker processes: a
+worker receives a path and returns a picklable Outcome (each worker compiles
+the recipes' Bowler tools once, on first use); every write happens in this
+process, in input order. Ctrl-C terminates the workers and propagates as
+KeyboardInterrupt (Typer turns it into exit code 130); since writes are
+atomic renames done here, no file is ever half written.
+"""
 
 from __future__ import annotations
 
-from collections import Counter
+import multiprocessing
+import os
+import signal
+from collections import Counter, deque
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, List, Optional
+from typing import Callable, Deque, Iterable, Iterator, List, Optional
 
 from . import files
+from .cache import Cache
 from .engine import Options, transform
 from .result import SourceResult, Status
+from .shard import Shard
+
+WINDOW_PER_JOB = 16  # files in flight per worker: workers stay busy, memory stays bounded
 
 
 @dataclass
@@ -45,10 +62,7 @@ def process(path: Path, options: Options) -> Outcome:
     except files.Unreadable as err:
         return Outcome(path, problem=str(err))
     result = transform(source.text, str(path), options)
-    outcome = Outcome(path, result, source)
-    if result.status in (Status.SKIPPED, Status.FAILED):
-        outcome.problem = f"{path}: {result.reason}"
-    return outcome
+    return _checked(Outcome(path, result, source))
 
 
 def write(outcome: Outcome) -> None:
@@ -63,14 +77,172 @@ def write(outcome: Outcome) -> None:
         outcome.problem = str(err)
 
 
+def default_jobs() -> int:
+    return os.cpu_count() or 1
+
+
+@dataclass(frozen=True)
+class Scaling:
+    """How a batch is spread and what it may skip: --jobs, --shard,
+    --files-from, and the cache directory (None: --no-cache)."""
+
+    jobs: int = 1
+    shard: Optional[Shard] = None
+    files_from: Optional[str] = None
+    cache_dir: Optional[Path] = None
+
+    def cache(self, options: Options) -> Optional[Cache]:
+        return Cache(self.cache_dir, options) if self.cache_dir is not None else None
+
+
 def run(paths: Iterable[Path], options: Options,
-        on_done: Optional[Callable[[Outcome], None]] = None) -> Iterator[Outcome]:
-    """Outcomes in the order of ``paths``."""
-    for path in paths:
-        outcome = process(path, options)
-        if on_done:
-            on_done(outcome)
-        yield outcome
+        on_done: Optional[Callable[[Outcome], None]] = None, *,
+        jobs: int = 1, cache: Optional[Cache] = None) -> Iterator[Outcome]:
+    """Outcomes in the order of ``paths``, computed by up to ``jobs`` worker
+    processes; results found in ``cache`` skip the engine (never the write)."""
+    paths = list(paths)
+    workers = _Workers(options, min(jobs, len(paths)))
+    queue: Deque[_Pending] = deque()
+    window = max(jobs, 1) * WINDOW_PER_JOB
+    try:
+        for path in paths:
+            queue.append(_start(path, options, cache, workers))
+            while queue and (len(queue) > window or queue[0].ready()):
+                yield _finish(queue.popleft(), options, cache, workers, on_done)
+        while queue:
+            yield _finish(queue.popleft(), options, cache, workers, on_done)
+    except BaseException:
+        workers.terminate()
+        raise
+    workers.close()
+
+
+@dataclass
+class _Pending:
+    path: Path
+    outcome: Optional[Outcome] = None  # known already (cache hit)
+    future: Optional[Future] = None  # computing in a worker; neither: run in-process
+
+    def ready(self) -> bool:
+        return self.future is None or self.future.done()
+
+
+class _Workers:
+    """A forked process pool, started only when it pays (more than one job
+    and one file). Fork, because recipes hold lambdas (not picklable) and the
+    workers inherit them, compiled tools included; where fork does not exist
+    the batch runs in-process. A pool broken by a dying worker is replaced."""
+
+    def __init__(self, options: Options, jobs: int) -> None:
+        self.options = options
+        self.jobs = jobs if "fork" in multiprocessing.get_all_start_methods() else 1
+        self.pool: Optional[ProcessPoolExecutor] = None
+
+    def submit(self, path: Path) -> Optional[Future]:
+        if self.jobs <= 1:
+            return None
+        for _ in range(2):
+            if self.pool is None:
+                self.pool = _fork_pool(self.jobs, self.options)
+            try:
+                return self.pool.submit(_work, path)
+            except BrokenProcessPool:
+                self.pool.shutdown(wait=False, cancel_futures=True)
+                self.pool = None
+        return None
+
+    def alone(self, path: Path) -> Outcome:
+        """Retry a file whose worker died, in a worker of its own: a second
+        death names this file as the culprit instead of its neighbours."""
+        pool = _fork_pool(1, self.options)
+        try:
+            return pool.submit(_work, path).result()
+        except BrokenProcessPool:
+            return Outcome(path, problem=f"{path}: the worker process died while processing it "
+                                         "(a crash in native code, or out of memory)")
+        finally:
+            pool.shutdown(wait=True)
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=True)
+            self.pool = None
+
+    def terminate(self) -> None:
+        """Stop now: drop queued work and kill the workers (nothing of theirs
+        is on disk: all writes happen in the parent)."""
+        if self.pool is None:
+            return
+        processes = list((getattr(self.pool, "_processes", None) or {}).values())
+        self.pool.shutdown(wait=False, cancel_futures=True)
+        for proc in processes:
+            proc.terminate()
+        for proc in processes:
+            proc.join()
+        self.pool = None
+
+
+def _fork_pool(jobs: int, options: Options) -> ProcessPoolExecutor:
+    return ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"),
+                               initializer=_init_worker, initargs=(options,))
+
+
+_worker_options: Optional[Options] = None
+
+
+def _init_worker(options: Options) -> None:
+    """Ctrl-C reaches the whole process group; only the parent handles it."""
+    global _worker_options
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _worker_options = options
+
+
+def _work(path: Path) -> Outcome:
+    return process(path, _worker_options)
+
+
+def _start(path: Path, options: Options, cache: Optional[Cache], workers: _Workers) -> _Pending:
+    if cache is not None and path.suffix != ".ipynb":
+        try:
+            source = files.read(path)
+        except files.Unreadable as err:
+            return _Pending(path, Outcome(path, problem=str(err)))
+        result = cache.get(path, source.raw, source.text)
+        if result is not None:
+            return _Pending(path, _checked(Outcome(path, result, source)))
+    return _Pending(path, future=workers.submit(path))
+
+
+def _finish(pending: _Pending, options: Options, cache: Optional[Cache], workers: _Workers,
+            on_done: Optional[Callable[[Outcome], None]]) -> Outcome:
+    outcome = pending.outcome
+    if outcome is None:
+        outcome = _computed(pending, options, workers)
+        if cache is not None and outcome.result is not None and outcome.source is not None:
+            cache.put(outcome.path, outcome.source.raw, outcome.result)
+    if on_done:
+        on_done(outcome)
+    return outcome
+
+
+def _computed(pending: _Pending, options: Options, workers: _Workers) -> Outcome:
+    if pending.future is None:
+        return process(pending.path, options)
+    try:
+        return pending.future.result()
+    except BrokenProcessPool:
+        return workers.alone(pending.path)
+    except Exception as err:  # e.g. an unpicklable result: this file's failure, not the batch's
+        return Outcome(pending.path, problem=f"{pending.path}: internal error in a worker: "
+                                             f"{type(err).__name__}: {err}")
+
+
+def _checked(outcome: Outcome) -> Outcome:
+    """Mark an outcome whose result could not be produced as a problem."""
+    result = outcome.result
+    if result is not None and result.status in (Status.SKIPPED, Status.FAILED):
+        outcome.problem = f"{outcome.path}: {result.reason}"
+    return outcome
 
 
 @dataclass

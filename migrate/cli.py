@@ -16,9 +16,11 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
 from . import batch, config, files, output, registry
+from .cache import default_dir as default_cache_dir
 from .discovery import discover
 from .engine import Options, transform
 from .result import Status
+from .shard import BadSelection, Shard, read_file_list
 
 app = typer.Typer(
     name="tf-migrate",
@@ -37,6 +39,16 @@ EXCLUDE = typer.Option(None, "--exclude", help="Glob(s) of paths to skip (gitign
 UNSAFE = typer.Option(None, "--unsafe-fixes/--no-unsafe-fixes", help="Also apply unsafe fixes.")
 TARGET = typer.Option(None, "--target-index", help="Output index used by scalar-target (default 0).")
 STDIN_NAME = typer.Option(None, "--stdin-filename", help="Path the stdin buffer belongs to (config, messages).")
+TARGETS = typer.Argument(None, show_default=False,
+                         help="Files or directories; '-' reads source from stdin; none with --files-from.")
+JOBS = typer.Option(None, "--jobs", "-j", min=1, help="Worker processes (default: one per core).")
+SHARD = typer.Option(None, "--shard", metavar="K/N",
+                     help="Only the K-th of N stable shards of the files (split a CI run).")
+FILES_FROM = typer.Option(None, "--files-from", metavar="FILE",
+                          help="Also process the paths listed in FILE, one per line ('-': stdin).")
+NO_CACHE = typer.Option(False, "--no-cache", help="Neither read nor write the result cache.")
+CACHE_DIR = typer.Option(None, "--cache-dir",
+                         help="Result cache directory (default: $XDG_CACHE_HOME/tf-migrate or ~/.cache/tf-migrate).")
 
 
 def _split(values: Optional[List[str]]) -> Optional[List[str]]:
@@ -58,14 +70,31 @@ class Run:
     conf: config.Config
     options: Options
     stdin_name: Optional[Path]
+    scaling: batch.Scaling = batch.Scaling()
 
     @property
     def reads_stdin(self) -> bool:
         return [str(p) for p in self.paths] == ["-"]
 
 
-def _prepare(paths: List[Path], select, ignore, exclude, unsafe, target_index,
-             stdin_filename, *, apply: bool = True, isolated: bool = False) -> Run:
+def _scaling(jobs, shard, files_from, no_cache, cache_dir) -> batch.Scaling:
+    try:
+        parsed = Shard.parse(shard) if shard else None
+    except BadSelection as error:
+        raise _fail(str(error))
+    return batch.Scaling(jobs or batch.default_jobs(), parsed, files_from,
+                         None if no_cache else (cache_dir or default_cache_dir()))
+
+
+def _prepare(paths: Optional[List[Path]], select, ignore, exclude, unsafe, target_index,
+             stdin_filename, *, apply: bool = True, isolated: bool = False,
+             scaling: batch.Scaling = batch.Scaling()) -> Run:
+    try:
+        paths = list(paths or []) + (read_file_list(scaling.files_from) if scaling.files_from else [])
+    except BadSelection as error:
+        raise _fail(str(error))
+    if not paths:
+        raise _fail("no paths given: pass files or directories, '-' for stdin, or --files-from FILE")
     if "-" in [str(p) for p in paths] and len(paths) > 1:
         raise _fail("'-' (stdin) cannot be combined with other paths")
     anchor = stdin_filename or (paths[0] if str(paths[0]) != "-" else Path.cwd())
@@ -79,20 +108,24 @@ def _prepare(paths: List[Path], select, ignore, exclude, unsafe, target_index,
         raise _fail(str(error))
     options = Options(tuple(recipes), unsafe_fixes=conf.unsafe_fixes, apply=apply,
                       isolated=isolated, recipe_options=(("target_index", conf.target_index),))
-    return Run(paths, conf, options, stdin_filename)
+    return Run(paths, conf, options, stdin_filename, scaling)
 
 
 def _outcomes(run: Run) -> Iterator[batch.Outcome]:
     found = discover(run.paths, run.conf.exclude)
+    if run.scaling.shard:
+        found = run.scaling.shard.select(found, run.paths)
+    jobs, cache = run.scaling.jobs, run.scaling.cache(run.options)
     for problem in found.problems:
         yield batch.Outcome(Path(problem.split(":", 1)[0]), problem=problem)
     if not (err.is_terminal and len(found.files) > 1):
-        yield from batch.run(found.files, run.options)
+        yield from batch.run(found.files, run.options, jobs=jobs, cache=cache)
         return
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
     with Progress(*columns, console=err, transient=True) as progress:
         task = progress.add_task("tf-migrate", total=len(found.files))
-        yield from batch.run(found.files, run.options, lambda _: progress.advance(task))
+        yield from batch.run(found.files, run.options, lambda _: progress.advance(task),
+                             jobs=jobs, cache=cache)
 
 
 def _stdin_outcome(run: Run) -> batch.Outcome:
@@ -116,18 +149,24 @@ def _exit_code(outcomes: List[batch.Outcome], pending: bool) -> int:
 
 @app.command()
 def fix(
-    paths: List[Path] = PATHS,
+    paths: Optional[List[Path]] = TARGETS,
     select: Optional[List[str]] = SELECT,
     ignore: Optional[List[str]] = IGNORE,
     exclude: Optional[List[str]] = EXCLUDE,
     unsafe_fixes: Optional[bool] = UNSAFE,
     target_index: Optional[int] = TARGET,
     stdin_filename: Optional[Path] = STDIN_NAME,
+    jobs: Optional[int] = JOBS,
+    shard: Optional[str] = SHARD,
+    files_from: Optional[str] = FILES_FROM,
+    no_cache: bool = NO_CACHE,
+    cache_dir: Optional[Path] = CACHE_DIR,
     interactive: bool = typer.Option(False, "--interactive", "-i",
                                      help="Review each change (y/n/a/d/r/q/?; answers from stdin)."),
 ) -> None:
     """Rewrite files in place with the safe fixes (and unsafe ones with --unsafe-fixes)."""
-    run = _prepare(paths, select, ignore, exclude, unsafe_fixes, target_index, stdin_filename)
+    run = _prepare(paths, select, ignore, exclude, unsafe_fixes, target_index, stdin_filename,
+                   scaling=_scaling(jobs, shard, files_from, no_cache, cache_dir))
     if interactive:
         if run.reads_stdin:
             raise _fail("--interactive reads answers from stdin, so it cannot read source from '-'")
@@ -154,16 +193,22 @@ def fix(
 
 @app.command()
 def diff(
-    paths: List[Path] = PATHS,
+    paths: Optional[List[Path]] = TARGETS,
     select: Optional[List[str]] = SELECT,
     ignore: Optional[List[str]] = IGNORE,
     exclude: Optional[List[str]] = EXCLUDE,
     unsafe_fixes: Optional[bool] = UNSAFE,
     target_index: Optional[int] = TARGET,
     stdin_filename: Optional[Path] = STDIN_NAME,
+    jobs: Optional[int] = JOBS,
+    shard: Optional[str] = SHARD,
+    files_from: Optional[str] = FILES_FROM,
+    no_cache: bool = NO_CACHE,
+    cache_dir: Optional[Path] = CACHE_DIR,
 ) -> None:
     """Print the unified diff `fix` would apply; change nothing."""
-    run = _prepare(paths, select, ignore, exclude, unsafe_fixes, target_index, stdin_filename)
+    run = _prepare(paths, select, ignore, exclude, unsafe_fixes, target_index, stdin_filename,
+                   scaling=_scaling(jobs, shard, files_from, no_cache, cache_dir))
     outcomes = [_stdin_outcome(run)] if run.reads_stdin else []
     summary = batch.Summary()
     for outcome in outcomes or _outcomes(run):
@@ -179,12 +224,17 @@ def diff(
 
 @app.command()
 def check(
-    paths: List[Path] = PATHS,
+    paths: Optional[List[Path]] = TARGETS,
     select: Optional[List[str]] = SELECT,
     ignore: Optional[List[str]] = IGNORE,
     exclude: Optional[List[str]] = EXCLUDE,
     target_index: Optional[int] = TARGET,
     stdin_filename: Optional[Path] = STDIN_NAME,
+    jobs: Optional[int] = JOBS,
+    shard: Optional[str] = SHARD,
+    files_from: Optional[str] = FILES_FROM,
+    no_cache: bool = NO_CACHE,
+    cache_dir: Optional[Path] = CACHE_DIR,
     format: str = typer.Option("text", "--format",
                                help="text | json | sarif | github (see docs/editors.md)"),
 ) -> None:
@@ -194,7 +244,7 @@ def check(
     if format not in NAMES:
         raise _fail(f"unknown --format {format!r} (choose {', '.join(NAMES)})")
     run = _prepare(paths, select, ignore, exclude, True, target_index, stdin_filename,
-                   isolated=True)
+                   isolated=True, scaling=_scaling(jobs, shard, files_from, no_cache, cache_dir))
     outcomes = [_stdin_outcome(run)] if run.reads_stdin else list(_outcomes(run))
     if format != "text":
         sys.stdout.write(render(format, outcomes))

@@ -14,3 +14,9 @@ def toy_recipes(monkeypatch):
 
     monkeypatch.setattr(registry, "all_recipes", lambda: dict(ALL))
     return ALL
+
+
+@pytest.fixture(autouse=True)
+def _private_cache(tmp_path_factory, monkeypatch):
+    """CLI runs cache results under $XDG_CACHE_HOME: never the user's own."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg-cache")))

@@ -1,0 +1,161 @@
+"""A content-addressed cache of engine results, so re-checking an unchanged
+tree costs a hash and a small read per file instead of a parse.
+
+The key covers everything the result depends on: the file's bytes and path,
+the enabled recipes (ids, order, and the source of every module that defines
+or helps them, so editing a recipe invalidates), the run's options, and the
+versions of the tool, fissix, Bowler and Python. A result is a pure function
+of that key, so CHANGED results are cached too: the cache replaces only the
+engine call, never the write (`batch` writes whatever result it has, cached
+or fresh). FAILED results are not cached (a crash may be transient, e.g.
+memory). Entries are JSON (never pickle: a cache directory must not be a way
+to run code), written atomically; an unreadable or corrupt entry is a miss.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+import sys
+import tempfile
+from dataclasses import asdict
+from importlib import metadata
+from pathlib import Path
+from typing import Iterable, Optional
+
+from . import __version__
+from .engine import Options
+from .result import Diagnostic, Edit, SourceResult, Status
+
+FORMAT = 1
+CACHED = (Status.UNCHANGED, Status.CHANGED, Status.SKIPPED)
+_ENGINE_MODULES = ("engine", "recipe", "result")
+
+
+def default_dir() -> Path:
+    """``$XDG_CACHE_HOME/tf-migrate``, else ``~/.cache/tf-migrate``."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "tf-migrate"
+
+
+class Cache:
+    """Engine results by content hash under ``directory``; never raises on I/O."""
+
+    def __init__(self, directory: Path, options: Options) -> None:
+        self.directory = Path(directory) / f"v{FORMAT}"
+        self.run_key = _run_key(options)
+        self.hits = 0
+        self.misses = 0
+
+    def key(self, path: Path, raw: bytes) -> str:
+        digest = hashlib.sha256(self.run_key.encode())
+        digest.update(str(path).encode("utf-8", "surrogateescape") + b"\0")
+        digest.update(raw)
+        return digest.hexdigest()
+
+    def _entry(self, key: str) -> Path:
+        return self.directory / key[:2] / f"{key[2:]}.json"
+
+    def get(self, path: Path, raw: bytes, source: str) -> Optional[SourceResult]:
+        """The stored result for this exact input, or None (missing or corrupt)."""
+        try:
+            data = json.loads(self._entry(self.key(path, raw)).read_text(encoding="utf-8"))
+            result = _result_from(data, str(path), source)
+        except (OSError, ValueError, KeyError, TypeError):
+            self.misses += 1
+            return None
+        self.hits += 1
+        return result
+
+    def put(self, path: Path, raw: bytes, result: SourceResult) -> None:
+        """Store ``result`` atomically; silently does nothing when it cannot."""
+        if result.status not in CACHED:
+            return
+        entry = self._entry(self.key(path, raw))
+        data = json.dumps(_result_to(result), separators=(",", ":"))
+        try:
+            entry.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=".entry.", dir=entry.parent)
+        except OSError:
+            return
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(data)
+            os.replace(tmp, entry)
+        except OSError:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+
+
+def _result_to(result: SourceResult) -> dict:
+    return {
+        "status": result.status.value,
+        "output": None if result.output == result.source else result.output,
+        "diagnostics": [asdict(d) for d in result.diagnostics],
+        "reason": result.reason,
+        "errors": list(result.errors),
+    }
+
+
+def _result_from(data: dict, path: str, source: str) -> SourceResult:
+    diagnostics = []
+    for raw in data["diagnostics"]:
+        fix = raw.pop("fix")
+        raw["path"] = path
+        diagnostics.append(Diagnostic(**raw, fix=None if fix is None else [Edit(**e) for e in fix]))
+    output = data["output"]
+    if output is not None and not isinstance(output, str):
+        raise TypeError("output is not text")
+    return SourceResult(path, Status(data["status"]), source, source if output is None else output,
+                        diagnostics, data["reason"], list(data["errors"]))
+
+
+def _run_key(options: Options) -> str:
+    """Everything but the file that a result depends on, as one string."""
+    parts = [
+        f"format={FORMAT}",
+        f"tf-migrate={__version__}",
+        f"fissix={_version('fissix')}",
+        f"bowler={_version('bowler')}",
+        f"python={platform.python_implementation()}-{sys.version_info[0]}.{sys.version_info[1]}",
+        f"recipes={','.join(r.id for r in options.recipes)}",
+        f"unsafe={options.unsafe_fixes} apply={options.apply} isolated={options.isolated}",
+        f"options={sorted((k, repr(v)) for k, v in options.recipe_options)!r}",
+    ]
+    for source in sorted(_code_files(options)):
+        parts.append(f"{source}={_file_hash(source)}")
+    return "\n".join(parts)
+
+
+def _code_files(options: Options) -> Iterable[str]:
+    """Source files whose edit can change a result: the engine, every module
+    of the recipes package (helpers included) and each recipe's own module."""
+    files = set()
+    here = Path(__file__).resolve().parent
+    files.update(str(here / f"{name}.py") for name in _ENGINE_MODULES)
+    recipes_pkg = sys.modules.get("recipes")
+    for folder in getattr(recipes_pkg, "__path__", []):
+        files.update(str(p) for p in Path(folder).glob("*.py"))
+    for recipe in options.recipes:
+        module = sys.modules.get(getattr(recipe.query, "__module__", ""))
+        if getattr(module, "__file__", None):
+            files.add(str(Path(module.__file__).resolve()))
+    return files
+
+
+def _file_hash(path: str) -> str:
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return "unreadable"
+
+
+def _version(dist: str) -> str:
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return "unknown"
