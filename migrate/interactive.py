@@ -180,7 +180,7 @@ def _file_review(outcome: batch.Outcome, isolated: batch.Outcome) -> FileReview:
                           lambda texts: result.compose({c.index: t for c, t in zip(changed, texts)}))
     diagnostics = isolated.result.diagnostics if isolated.result else []
     unit = Unit(path, result.source, result.output, diagnostics,
-                lambda text: check_output(text, path))
+                lambda text: check_output(text + "\n", path))  # fissix wants a final newline
     return FileReview(outcome, [unit], lambda texts: texts[0])
 
 

@@ -96,7 +96,7 @@ def unmask(text: str, masked: Masked) -> Optional[str]:
 def check_cell(text: str) -> Optional[str]:
     """None when a cell's source (magics masked) parses; else the reason."""
     masked = mask(text)
-    return None if masked is None else check_output(masked.text, "<cell>")
+    return None if masked is None else check_output(masked.text + "\n", "<cell>")
 
 
 @dataclass

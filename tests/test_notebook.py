@@ -1,0 +1,149 @@
+"""Notebooks: code cells through the engine, IPython lines masked, the rest kept."""
+
+from __future__ import annotations
+
+import json
+import pickle
+
+import nbformat
+import pytest
+from typer.testing import CliRunner
+
+from migrate.cli import app
+from migrate.notebook import check_cell, mask, unmask
+
+runner = CliRunner()
+
+MAGIC_CELL = "%matplotlib inline\nimport numpy as np\n!pip install foo \\\n    bar\nnp.zeros?"
+BUGGY_CELL = ("x = old_api(1)\nfiles = !ls\nfor i in range(3):\n"
+              "    %time risky(i)\n    y = old_api(i)")
+BASH_CELL = "%%bash\necho old_api(1)"
+
+
+def make_notebook(*sources: str) -> str:
+    notebook = nbformat.v4.new_notebook()
+    notebook.metadata["kernelspec"] = {"name": "python3", "language": "python",
+                                       "display_name": "Python 3"}
+    notebook.cells = [nbformat.v4.new_markdown_cell("# Training\nold_api() in prose")]
+    for number, source in enumerate(sources, start=1):
+        cell = nbformat.v4.new_code_cell(source, execution_count=number)
+        cell.outputs = [nbformat.v4.new_output("stream", text=f"out {number}\n"),
+                        nbformat.v4.new_output("execute_result", {"text/plain": "42"},
+                                               execution_count=number)]
+        cell.metadata["tags"] = [f"t{number}"]
+        notebook.cells.append(cell)
+    return nbformat.writes(notebook) + "\n"
+
+
+@pytest.fixture
+def notebook_path(tmp_path, toy_recipes):
+    path = tmp_path / "train.ipynb"
+    path.write_text(make_notebook(MAGIC_CELL, BUGGY_CELL, BASH_CELL))
+    return path
+
+
+def test_fix_changes_only_the_buggy_cell(notebook_path):
+    before = json.loads(notebook_path.read_text())
+    result = runner.invoke(app, ["fix", str(notebook_path)])
+    assert result.exit_code == 0, result.output
+    after = json.loads(notebook_path.read_text())
+    assert "".join(after["cells"][2]["source"]) == BUGGY_CELL.replace("old_api", "new_api")
+    after["cells"][2]["source"] = before["cells"][2]["source"]
+    assert after == before  # outputs, metadata, magics, markdown and the %%bash cell untouched
+
+
+def test_fix_rewrites_only_the_changed_source_lines(notebook_path):
+    before = notebook_path.read_text().splitlines()
+    runner.invoke(app, ["fix", str(notebook_path)])
+    after = notebook_path.read_text().splitlines()
+    assert len(before) == len(after)
+    changed = [(old, new) for old, new in zip(before, after) if old != new]
+    assert changed == [('    "x = old_api(1)\\n",', '    "x = new_api(1)\\n",'),
+                       ('    "    y = old_api(i)"', '    "    y = new_api(i)"')]
+
+
+def test_check_names_cell_and_line(notebook_path):
+    result = runner.invoke(app, ["check", str(notebook_path)])
+    assert f"{notebook_path}:cell 3:1:5: toy-rename old_api is deprecated [safe fix]" in result.stdout
+    assert f"{notebook_path}:cell 3:5:9: toy-rename" in result.stdout
+    assert "risky" not in result.stdout  # it sits on a %time line, which is not Python
+    assert result.exit_code == 1
+
+
+def test_diff_shows_the_change_and_writes_nothing(notebook_path):
+    before = notebook_path.read_bytes()
+    result = runner.invoke(app, ["diff", str(notebook_path)])
+    assert '+    "x = new_api(1)\\n",' in result.stdout
+    assert notebook_path.read_bytes() == before
+
+
+def test_unparsable_cell_is_named_and_others_still_fixed(tmp_path, toy_recipes):
+    path = tmp_path / "nb.ipynb"
+    path.write_text(make_notebook("old_api()", "def broken(:\n    old_api()"))
+    result = runner.invoke(app, ["fix", str(path)])
+    assert result.exit_code == 2
+    assert f"{path}:cell 3: syntax error at line 1" in result.stderr
+    cells = json.loads(path.read_text())["cells"]
+    assert "".join(cells[1]["source"]) == "new_api()"
+    assert "".join(cells[2]["source"]) == "def broken(:\n    old_api()"
+
+
+def test_interactive_reviews_cells(tmp_path, toy_recipes):
+    path = tmp_path / "nb.ipynb"
+    path.write_text(make_notebook("a = old_api()", "!ls\nb = old_api()"))
+    result = runner.invoke(app, ["fix", "--interactive", str(path)], input="n\ny\n")
+    assert f"{path}:cell 2:1" in result.stdout and f"{path}:cell 3:2" in result.stdout
+    cells = json.loads(path.read_text())["cells"]
+    assert ["".join(c["source"]) for c in cells[1:]] == ["a = old_api()", "!ls\nb = new_api()"]
+    assert cells[2]["outputs"] and cells[2]["metadata"] == {"tags": ["t2"]}
+
+
+def test_non_python_notebook_is_left_alone(tmp_path, toy_recipes):
+    notebook = nbformat.v4.new_notebook()
+    notebook.metadata["kernelspec"] = {"name": "ir", "language": "R", "display_name": "R"}
+    notebook.cells = [nbformat.v4.new_code_cell("old_api()")]
+    path = tmp_path / "r.ipynb"
+    path.write_text(nbformat.writes(notebook))
+    assert runner.invoke(app, ["check", str(path)]).exit_code == 0
+
+
+def test_not_a_notebook_is_a_problem_not_a_crash(tmp_path, toy_recipes):
+    path = tmp_path / "bad.ipynb"
+    path.write_text("{not json")
+    result = runner.invoke(app, ["check", str(path)])
+    assert result.exit_code == 2 and "bad.ipynb: not a readable notebook" in result.stderr
+
+
+@pytest.mark.parametrize("source", [
+    MAGIC_CELL,
+    BUGGY_CELL,
+    "def f():\n    !echo hi\n    return 1\n",
+    "result = %timeit -o f()\nobj??\n?obj\n",
+    "%%time\nx = 1\n",
+])
+def test_mask_parses_and_unmask_restores(source):
+    masked = mask(source)
+    assert check_cell(source) is None
+    assert len(masked.text.splitlines()) == len(source.splitlines())  # line numbers kept
+    assert unmask(masked.text, masked) == source
+
+
+def test_cell_magic_with_foreign_body_is_not_python():
+    assert mask(BASH_CELL) is None
+
+
+def test_unmask_refuses_a_dropped_magic_line():
+    masked = mask("!ls\nx = 1\n")
+    assert unmask("x = 1\n", masked) is None
+
+
+def test_notebook_outcome_survives_pickling(notebook_path):
+    """The worker pool sends outcomes between processes."""
+    from migrate.batch import process
+    from migrate.engine import Options
+    from migrate.registry import resolve
+
+    outcome = process(notebook_path, Options(tuple(resolve(None))))
+    copy = pickle.loads(pickle.dumps(outcome))
+    assert copy.result.output == outcome.result.output
+    assert copy.result.compose({}) == notebook_path.read_text()
