@@ -352,26 +352,53 @@ def insert_after(stmt, text: str) -> List:
 
 
 def remove_statement(stmt) -> None:
-    """Remove ``stmt``, keeping the comments around it; a suite left empty
-    gets a ``pass``."""
+    """Remove ``stmt``, keeping the comments around it without doubling blank
+    lines; a suite left empty gets a ``pass``."""
     suite = stmt.parent
     if suite.type == syms.suite and [c for c in suite.children if c.type not in _LAYOUT] == [stmt]:
         replace_statement(stmt, "pass\n")
         return
     indent = indent_of(stmt)
-    first_in_suite = stmt.prev_sibling is not None and stmt.prev_sibling.type == token.INDENT
+    indent_leaf = stmt.prev_sibling if stmt.prev_sibling is not None \
+        and stmt.prev_sibling.type == token.INDENT else None
     head = stmt.prefix
     if indent and head.endswith(indent):
         head = head[: -len(indent)]
+    before = head
+    previous = preceding_leaf(stmt)
+    while previous is not None and previous.type == token.DEDENT:
+        before = previous.prefix + before
+        previous = preceding_leaf(previous)
     trailing = _take_trailing_prefix(stmt)
-    follower = _following_leaf(stmt)
+    follower = following_leaf(stmt)
     stmt.remove()
     if follower is None:
         return
-    text = head + trailing + follower.prefix
-    if first_in_suite and indent and text.endswith(indent):
+    rest = follower.prefix
+    if _ends_with_blank_line(before) and not (head + trailing).strip():
+        rest = _without_leading_blank_lines(rest)
+    text = head + trailing + rest
+    if indent_leaf is None:
+        follower.prefix = text
+        return
+    if text.endswith(indent):
         text = text[: -len(indent)]
-    follower.prefix = text
+    if not indent_leaf.prefix.strip():
+        text = _without_leading_blank_lines(text)
+    indent_leaf.prefix += text  # the new first statement's comments live before the INDENT
+    follower.prefix = ""
+
+
+def _ends_with_blank_line(prefix: str) -> bool:
+    lines = prefix.rstrip(" \t").split("\n")[:-1]
+    return bool(lines) and not lines[-1].strip()
+
+
+def _without_leading_blank_lines(prefix: str) -> str:
+    lines = prefix.split("\n")
+    while len(lines) > 1 and not lines[0].strip():
+        lines.pop(0)
+    return "\n".join(lines)
 
 
 def _last_leaf(node):
@@ -403,7 +430,8 @@ def _split_block_comments(text: str, indent: str) -> Tuple[str, str]:
     return "".join(kept), "".join(lines[len(kept):])
 
 
-def _following_leaf(node):
+def following_leaf(node):
+    """The first leaf after ``node`` in source order (None at the end)."""
     while node is not None and node.next_sibling is None:
         node = node.parent
     if node is None:
@@ -414,7 +442,19 @@ def _following_leaf(node):
     return node
 
 
+def preceding_leaf(node):
+    """The last leaf before ``node`` in source order (None at the start)."""
+    while node is not None and node.prev_sibling is None:
+        node = node.parent
+    if node is None:
+        return None
+    node = node.prev_sibling
+    while isinstance(node, Node) and node.children:
+        node = node.children[-1]
+    return node
+
+
 def _prepend_to_following(node, text: str) -> None:
-    follower = _following_leaf(node)
+    follower = following_leaf(node)
     if follower is not None:
         follower.prefix = text + follower.prefix

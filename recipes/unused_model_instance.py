@@ -1,0 +1,182 @@
+"""unused-model-instance: a Keras model or layer built for nothing is removed.
+
+What it does: an assignment ``name = Constructor(...)`` whose constructor is a
+Keras ``Model``/``Layer`` subclass defined in the file (``class Seq(tf.keras.Model)``)
+or a ``tf.keras`` / ``keras`` model or layer (``tf.keras.Sequential``,
+``tf.keras.layers.Dense``, ``layers.LSTM`` after ``from tensorflow.keras import
+layers``), and whose name is never read in its scope (the function, or the
+whole file at module level), is deleted. A comment block directly above it
+goes too when a blank line or the end of the block follows it (it described
+the deleted line); a comment heading a group of statements stays.
+
+Why this is a bug: it is not a gradient bug but noise that misleads: in seed
+000, ``vae = Seq()`` builds a second model that is never called or trained,
+so a reader looks for where its weights are used. Constructing it only costs
+time and registers layer names.
+
+Example (seed 000)::
+
+    vae = Seq()          # removed: `vae` is never read
+    model = Seq()
+    model.compile(...)
+
+Left alone: names that are read anywhere in scope (including ``global``
+declarations and closures), ``_``, class attributes, tuple or chained targets,
+and names listed in ``__all__``.
+
+CAVEATS:
+- A constructor whose arguments call something (``Dense(3, kernel_initializer=make())``)
+  may matter for its side effects: that removal is offered as unsafe.
+- Keras numbers auto-generated layer names per class (``dense``, ``dense_1``):
+  removing an instance renames the later ones, which matters to code that
+  looks layers up by their generated name or loads checkpoints by name.
+- A module-level name may be imported by another module, or read through
+  ``globals()`` / ``getattr``; the recipe only sees this file.
+"""
+
+from __future__ import annotations
+
+from typing import Set
+
+from fissix.pgen2 import token
+
+from migrate.recipe import Recipe, propose
+from recipes._ast import (
+    call_parts, dotted_name, enclosing, following_leaf, imported_names, is_call,
+    is_name, is_sole_statement_on_line, module_aliases, name_reads, remove_statement,
+    single_assignment, statement_of, syms,
+)
+
+KERAS_MODULES = ("tensorflow.keras", "keras", "tf_keras")
+_KERAS_NAMESPACES = ("layers", "models")
+_KERAS_CLASSES = ("Model", "Sequential")
+_NOT_LAYERS = ("Input",)
+
+
+class KerasNames:
+    """How this file can name a Keras model or layer class."""
+
+    def __init__(self, root):
+        tensorflow = module_aliases(root, "tensorflow")
+        self.keras = {f"{alias}.keras" for alias in tensorflow}
+        for module in KERAS_MODULES:
+            self.keras |= module_aliases(root, module)
+        self.namespaces: Set[str] = set()
+        self.classes: Set[str] = set()
+        for module in ("tensorflow", "tensorflow.keras", "keras", "tf_keras"):
+            for local, original in imported_names(root, module).items():
+                if module == "tensorflow" and original == "keras":
+                    self.keras.add(local)
+                elif module != "tensorflow" and original in _KERAS_NAMESPACES:
+                    self.namespaces.add(local)
+                elif module != "tensorflow" and original in _KERAS_CLASSES:
+                    self.classes.add(local)
+        for keras in KERAS_MODULES:
+            for namespace in _KERAS_NAMESPACES:
+                for local in imported_names(root, f"{keras}.{namespace}"):
+                    self.classes.add(local)
+        self.classes |= self._defined_subclasses(root)
+
+    def is_keras_class(self, name: str) -> bool:
+        head, _, last = name.rpartition(".")
+        if not last[:1].isupper() or last in _NOT_LAYERS:
+            return False
+        if not head:
+            return last in self.classes
+        if head in self.namespaces:
+            return True
+        for keras in self.keras:
+            if head == keras and last in _KERAS_CLASSES:
+                return True
+            if head.startswith(keras + ".") and head[len(keras) + 1:].split(".")[0] in _KERAS_NAMESPACES:
+                return True
+        return False
+
+    def _defined_subclasses(self, root) -> Set[str]:
+        """Classes of this file that derive (transitively) from a Keras class."""
+        defined = {}
+        for node in root.pre_order():
+            if node.type == syms.classdef and len(node.children) > 3 and node.children[2].type == token.LPAR:
+                bases = node.children[3]
+                items = bases.children if bases.type == syms.arglist else [bases]
+                defined[node.children[1].value] = [dotted_name(b) for b in items if b.type != token.COMMA]
+        found: Set[str] = set()
+        while True:
+            before = len(found)
+            for name, bases in defined.items():
+                if any(b and (b in found or self.is_keras_class(b)) for b in bases):
+                    found.add(name)
+            self.classes |= found
+            if len(found) == before:
+                return found
+
+
+def _exported(root) -> Set[str]:
+    names = set()
+    for node in root.pre_order():
+        parts = single_assignment(node)
+        if parts and is_name(parts[0], "__all__"):
+            names |= {leaf.value.strip("'\"") for leaf in parts[1].leaves() if leaf.type == token.STRING}
+    return names
+
+
+def _unused_instances(root):
+    keras = KerasNames(root)
+    exported = _exported(root)
+    for node in root.pre_order():
+        parts = single_assignment(node)
+        if not parts or not is_name(parts[0]) or not is_sole_statement_on_line(node):
+            continue
+        target, value = parts
+        if target.value == "_" or target.value in exported:
+            continue
+        call = call_parts(value)
+        if not call or not keras.is_keras_class(call[0]):
+            continue
+        stmt = statement_of(node)
+        scope = enclosing(stmt, syms.funcdef, syms.classdef)
+        if scope is not None and scope.type == syms.classdef:
+            continue
+        scope = scope if scope is not None else root
+        if any(leaf is not target for leaf in name_reads(scope, target.value)):
+            continue
+        calls_inside = any(is_call(n) for n in value.children[-1].pre_order())
+        yield node, stmt, call[0], calls_inside
+
+
+def _drop_describing_comments(stmt) -> None:
+    """Drop the comment block directly above ``stmt`` when a blank line or the
+    end of the block follows it: it described the removed line."""
+    follower = following_leaf(stmt)
+    ends_group = follower is None or follower.type in (token.DEDENT, token.ENDMARKER) \
+        or follower.prefix.startswith("\n")
+    if not ends_group:
+        return
+    holder = stmt.prev_sibling if stmt.prev_sibling is not None \
+        and stmt.prev_sibling.type == token.INDENT else stmt
+    lines = holder.prefix.split("\n")
+    tail, body = lines[-1], lines[:-1]
+    while body and body[-1].strip().startswith("#"):
+        body.pop()
+    holder.prefix = "\n".join(body + [tail]) if body else tail
+
+
+def _modify(node, capture, filename) -> None:
+    for expr, stmt, constructor, calls_inside in list(_unused_instances(node)):
+        name = expr.children[0].value
+        message = f"`{name} = {constructor}(...)` builds a Keras object that is never used"
+        if calls_inside:
+            message += " (its arguments call code that may have side effects)"
+        if propose(expr, message, safety="unsafe" if calls_inside else None):
+            _drop_describing_comments(stmt)
+            remove_statement(stmt)
+
+
+RECIPE = Recipe(
+    id="unused-model-instance",
+    summary="remove a Keras model or layer that is built and never used",
+    safety="safe",
+    query=lambda q: q.select("file_input< any* >").modify(_modify),
+    tokens=("keras",),
+    before_fails=None,
+)
