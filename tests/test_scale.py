@@ -1,0 +1,337 @@
+"""Batches at scale: the process pool, the result cache, --shard and
+--files-from (toy recipes; timing lives in benchmarks/, never here)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from migrate import batch, cache as cache_mod
+from migrate.cache import Cache
+from migrate.cli import app
+from migrate.discovery import discover
+from migrate.engine import Options
+from migrate.recipe import Recipe, propose
+from migrate.result import Status
+from migrate.shard import BadSelection, Shard
+
+from toy_recipes import RENAME, RISKY
+
+runner = CliRunner()
+TESTS = Path(__file__).resolve().parent
+
+
+def make_tree(root: Path, count: int, body: str = "x = old_api({i})\n") -> list:
+    paths = []
+    for i in range(count):
+        path = root / f"pkg{i % 4}" / f"m{i:03d}.py"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(body.format(i=i))
+        paths.append(path)
+    return sorted(paths)
+
+
+def summary(outcome: batch.Outcome):
+    result = outcome.result
+    return (outcome.path, outcome.problem, result and result.status, result and result.output,
+            result and [(d.recipe, d.line, d.applied) for d in result.diagnostics])
+
+
+# --- the pool -----------------------------------------------------------------------------
+
+def _slow_modify(node, capture, filename):
+    time.sleep(0.02 if filename.endswith(("0.py", "5.py")) else 0)
+    if propose(capture["name"], "slow"):
+        capture["name"].value = "new_api"
+
+
+SLOW = Recipe(id="toy-slow", summary="renames slowly on some files", safety="safe",
+              query=lambda q: q.select("power< name='old_api' trailer< '(' any* ')' > >")
+              .modify(_slow_modify), tokens=("old_api",))
+
+
+def test_pool_returns_outcomes_in_input_order_and_same_results(tmp_path):
+    paths = make_tree(tmp_path, 40)
+    paths.insert(7, tmp_path / "missing.py")
+    (tmp_path / "broken.py").write_text("def f(:\n    old_api()\n")
+    paths.insert(3, tmp_path / "broken.py")
+    options = Options((SLOW, RISKY))
+    serial = [summary(o) for o in batch.run(paths, options, jobs=1)]
+    pooled = [summary(o) for o in batch.run(paths, options, jobs=2)]
+    assert [s[0] for s in pooled] == paths
+    assert pooled == serial
+    problems = {s[0].name: s[1] for s in pooled if s[1]}
+    assert set(problems) == {"missing.py", "broken.py"}
+    assert "missing.py: cannot read" in problems["missing.py"]
+    assert "broken.py: syntax error at line 1" in problems["broken.py"]
+
+
+def test_each_worker_compiles_the_recipes_once(tmp_path):
+    log = tmp_path / "compiles.log"
+
+    def query(q):
+        with open(log, "a") as handle:
+            handle.write(f"{os.getpid()}\n")
+        return q.select("power< name='old_api' trailer< '(' any* ')' > >").modify(_slow_modify)
+
+    counted = Recipe(id="toy-counted-compile", summary="logs each compile", safety="safe",
+                     query=query, tokens=("old_api",))
+    paths = make_tree(tmp_path / "tree", 30)
+    outcomes = list(batch.run(paths, Options((counted,)), jobs=2))
+    assert all(o.status is Status.CHANGED for o in outcomes)
+    pids = log.read_text().split()
+    assert pids and len(pids) == len(set(pids)) <= 2  # once per worker, at most two workers
+    assert str(os.getpid()) not in pids  # the work happened in the workers
+
+
+def test_worker_death_is_reported_for_that_file_and_the_batch_goes_on(tmp_path):
+    def die(node, capture, filename):
+        if filename.endswith("m003.py"):
+            os._exit(9)  # what a segfault in native code looks like to the pool
+
+    killer = Recipe(id="toy-killer", summary="kills its worker on one file", safety="safe",
+                    query=lambda q: q.select("power< name='old_api' any* >").modify(die),
+                    tokens=("old_api",))
+    paths = make_tree(tmp_path, 12)
+    outcomes = list(batch.run(paths, Options((killer, RENAME)), jobs=2))
+    assert [o.path for o in outcomes] == paths
+    [dead] = [o for o in outcomes if o.problem]
+    assert dead.path.name == "m003.py" and "worker process died while processing it" in dead.problem
+    assert all(o.status is Status.CHANGED for o in outcomes if o is not dead)
+
+
+# --- Ctrl-C -------------------------------------------------------------------------------
+
+LAUNCHER = textwrap.dedent("""
+    import sys, time
+    sys.path.insert(0, {tests!r})
+    from migrate import registry
+    from migrate.recipe import Recipe, propose
+    import toy_recipes
+
+    def modify(node, capture, filename):
+        time.sleep({delay})
+        if propose(capture["name"], "slow rename"):
+            capture["name"].value = "new_api"
+
+    slow = Recipe(id="toy-slow", summary="slow", safety="safe", tokens=("old_api",),
+                  query=lambda q: q.select("power< name='old_api' trailer< '(' any* ')' > >").modify(modify))
+    registry.all_recipes = lambda: {{"toy-slow": slow}}
+    from migrate.cli import main
+    sys.argv = ["tf-migrate"] + sys.argv[1:]
+    main()
+""")
+
+
+def launch(args, tmp_path, delay=0.05, **kwargs):
+    script = tmp_path / "launch_slow.py"
+    script.write_text(LAUNCHER.format(tests=str(TESTS), delay=delay))
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    return subprocess.Popen([sys.executable, str(script), *args], env=env, start_new_session=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, **kwargs)
+
+
+def wait_for_writes(paths, original, at_least, proc, timeout=60):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and proc.poll() is None:
+        if sum(p.read_text() != original[p] for p in paths) >= at_least:
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"no progress: {proc.poll()} {proc.stderr.read() if proc.poll() is not None else ''}")
+
+
+def assert_old_or_new(paths, original):
+    for path in paths:
+        text = path.read_text()
+        assert text in (original[path], original[path].replace("old_api", "new_api")), path
+    leftovers = [p for p in paths[0].parent.parent.rglob("*") if p.name.endswith(".tf-migrate")]
+    return leftovers
+
+
+def test_ctrl_c_stops_workers_and_exits_130(tmp_path):
+    paths = make_tree(tmp_path / "tree", 200)
+    original = {p: p.read_text() for p in paths}
+    proc = launch(["fix", "--jobs", "2", str(tmp_path / "tree")], tmp_path)
+    wait_for_writes(paths, original, 10, proc)
+    os.killpg(proc.pid, signal.SIGINT)  # what a terminal does: the whole process group
+    _, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 130, stderr
+    time.sleep(0.2)
+    with pytest.raises(ProcessLookupError):
+        os.killpg(proc.pid, 0)  # no worker survived its parent
+    assert assert_old_or_new(paths, original) == []  # no half-written file, no temp file
+    assert sum(p.read_text() != original[p] for p in paths) < len(paths)  # it did stop early
+
+
+# --- the cache ----------------------------------------------------------------------------
+
+def test_warm_run_uses_cache_and_equals_cold(tmp_path):
+    paths = make_tree(tmp_path / "tree", 12, "x = old_api({i})\ny = risky()\n")
+    options = Options((RENAME, RISKY), isolated=True)
+    cold_cache = Cache(tmp_path / "c", options)
+    cold = [summary(o) for o in batch.run(paths, options, jobs=2, cache=cold_cache)]
+    warm_cache = Cache(tmp_path / "c", options)
+    warm = [summary(o) for o in batch.run(paths, options, jobs=2, cache=warm_cache)]
+    assert warm == cold
+    assert (cold_cache.hits, warm_cache.hits, warm_cache.misses) == (0, 12, 0)
+
+
+def test_a_cached_change_is_still_written(tmp_path, monkeypatch):
+    [path] = make_tree(tmp_path / "tree", 1)
+    options = Options((RENAME,))
+    dry = list(batch.run([path], options, cache=Cache(tmp_path / "c", options)))  # like `diff`
+    assert dry[0].status is Status.CHANGED and path.read_text() == "x = old_api(0)\n"
+
+    def no_engine(*args):
+        raise AssertionError("the engine ran although the result was cached")
+
+    monkeypatch.setattr(batch, "transform", no_engine)
+    for outcome in batch.run([path], options, cache=Cache(tmp_path / "c", options)):
+        batch.write(outcome)
+        assert outcome.written
+    assert path.read_text() == "x = new_api(0)\n"
+
+
+def test_key_covers_content_path_options_and_recipe_source(tmp_path):
+    module = tmp_path / "edited_recipe.py"
+    module.write_text(textwrap.dedent("""
+        from migrate.recipe import Recipe
+        RECIPE = Recipe(id="toy-edited", summary="s", safety="safe", query=lambda q: q)
+    """))
+    spec = importlib.util.spec_from_file_location("edited_recipe", module)
+    loaded = importlib.util.module_from_spec(spec)
+    sys.modules["edited_recipe"] = loaded
+    spec.loader.exec_module(loaded)
+    try:
+        options = Options((loaded.RECIPE, RENAME))
+        base = Cache(tmp_path, options)
+        key = base.key(Path("a.py"), b"x")
+        assert key == Cache(tmp_path, options).key(Path("a.py"), b"x")
+        assert key != base.key(Path("b.py"), b"x")
+        assert key != base.key(Path("a.py"), b"y")
+        for other in (Options((loaded.RECIPE, RENAME), unsafe_fixes=True),
+                      Options((loaded.RECIPE, RENAME), isolated=True),
+                      Options((loaded.RECIPE,)),
+                      Options((loaded.RECIPE, RENAME), recipe_options=(("target_index", 1),))):
+            assert Cache(tmp_path, other).key(Path("a.py"), b"x") != key
+        module.write_text(module.read_text() + "# edited\n")
+        assert Cache(tmp_path, options).key(Path("a.py"), b"x") != key
+    finally:
+        del sys.modules["edited_recipe"]
+
+
+def test_corrupt_entries_are_misses(tmp_path):
+    paths = make_tree(tmp_path / "tree", 6)
+    options = Options((RENAME,), isolated=True)
+    first = [summary(o) for o in batch.run(paths, options, cache=Cache(tmp_path / "c", options))]
+    entries = sorted((tmp_path / "c").rglob("*.json"))
+    assert len(entries) == 6 and all(json.loads(e.read_text()) for e in entries)
+    garbage = [b"", b"{not json", b'{"status": "changed"}', b'{"status": "bogus", "output": null, '
+               b'"diagnostics": [], "reason": null, "errors": []}', b"\xff\xfe", b"[]"]
+    for entry, junk in zip(entries, garbage):
+        entry.write_bytes(junk)
+    again = Cache(tmp_path / "c", options)
+    assert [summary(o) for o in batch.run(paths, options, cache=again)] == first
+    assert again.misses == 6
+
+
+def test_failures_are_not_cached(tmp_path):
+    from toy_recipes import CRASH
+
+    path = tmp_path / "c.py"
+    path.write_text("crashme(1)\n")
+    options = Options((CRASH,))
+    store = Cache(tmp_path / "c", options)
+    [outcome] = batch.run([path], options, cache=store)
+    assert outcome.status is Status.FAILED
+    assert not list((tmp_path / "c").rglob("*.json"))
+
+
+def test_unwritable_cache_dir_is_ignored(tmp_path):
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("")
+    [path] = make_tree(tmp_path / "tree", 1)
+    options = Options((RENAME,))
+    [outcome] = batch.run([path], options, cache=Cache(blocker, options))
+    assert outcome.status is Status.CHANGED and outcome.problem is None
+
+
+def test_cli_cache_location_flags(tmp_path, toy_recipes, monkeypatch):
+    make_tree(tmp_path / "tree", 3)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    runner.invoke(app, ["check", str(tmp_path / "tree")])
+    assert len(list((tmp_path / "xdg" / "tf-migrate").rglob("*.json"))) == 3
+    runner.invoke(app, ["check", "--cache-dir", str(tmp_path / "mine"), str(tmp_path / "tree")])
+    assert len(list((tmp_path / "mine").rglob("*.json"))) == 3
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert cache_mod.default_dir() == tmp_path / "home" / ".cache" / "tf-migrate"
+    runner.invoke(app, ["check", "--no-cache", str(tmp_path / "tree")])
+    assert not (tmp_path / "home").exists()
+
+
+# --- --shard and --files-from -------------------------------------------------------------
+
+def json_paths(result) -> set:
+    return {d["path"] for d in json.loads(result.stdout)["diagnostics"]}
+
+
+def test_shards_partition_the_files(tmp_path, toy_recipes):
+    paths = make_tree(tmp_path / "tree", 60)
+    shards = [json_paths(runner.invoke(app, ["check", "--format", "json", "--shard", f"{k}/3",
+                                              str(tmp_path / "tree")])) for k in (1, 2, 3)]
+    assert set().union(*shards) == {str(p) for p in paths}
+    assert sum(map(len, shards)) == len(paths)
+    assert all(len(s) > 5 for s in shards)  # a hash partition, not all in one
+
+
+def test_shard_of_a_file_does_not_depend_on_checkout_or_neighbours(tmp_path):
+    make_tree(tmp_path / "a", 30)
+    make_tree(tmp_path / "elsewhere" / "b", 40)
+    shard = Shard.parse("2/5")
+
+    def names(root):
+        found = shard.select(discover([root]), [root])
+        return {p.relative_to(root).as_posix() for p in found.files}
+
+    first, second = names(tmp_path / "a"), names(tmp_path / "elsewhere" / "b")
+    assert first and first == {n for n in second if int(n.split("m")[-1][:3]) < 30}
+
+
+@pytest.mark.parametrize("text", ["0/3", "4/3", "1", "a/b", "1/0"])
+def test_bad_shard_is_a_usage_error(tmp_path, toy_recipes, text):
+    with pytest.raises(BadSelection):
+        Shard.parse(text)
+    result = runner.invoke(app, ["check", "--shard", text, str(tmp_path)])
+    assert result.exit_code == 2 and "--shard" in result.stderr
+
+
+def test_files_from_a_file_and_from_stdin(tmp_path, toy_recipes):
+    paths = make_tree(tmp_path / "tree", 5)
+    listing = tmp_path / "list.txt"
+    listing.write_text(f"{paths[0]}\n\n# a comment\n{paths[3]}\n")
+    result = runner.invoke(app, ["check", "--format", "json", "--files-from", str(listing)])
+    assert json_paths(result) == {str(paths[0]), str(paths[3])}
+    result = runner.invoke(app, ["check", "--format", "json", "--files-from", "-"],
+                           input=f"{paths[1]}\n")
+    assert json_paths(result) == {str(paths[1])}
+    result = runner.invoke(app, ["fix", "--files-from", str(listing), str(paths[2])])
+    assert [p.read_text().startswith("x = new_api") for p in paths] == [True, False, True, True, False]
+
+
+def test_files_from_problems_are_usage_errors(tmp_path, toy_recipes):
+    result = runner.invoke(app, ["check", "--files-from", str(tmp_path / "nope.txt")])
+    assert result.exit_code == 2 and "nope.txt: cannot read" in result.stderr
+    (tmp_path / "empty.txt").write_text("")
+    result = runner.invoke(app, ["check", "--files-from", str(tmp_path / "empty.txt")])
+    assert result.exit_code == 2 and "no paths given" in result.stderr
