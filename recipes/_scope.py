@@ -349,6 +349,59 @@ def fresh_name(base: str, taken: Set[str]) -> str:
     return name
 
 
+# ---------------------------------------------------------------- tapes
+
+class Tape:
+    """A ``with ...GradientTape(...) as name:`` statement."""
+
+    def __init__(self, stmt, name: str):
+        self.stmt = stmt
+        self.name = name
+
+    @property
+    def body(self):
+        return self.stmt.children[-1]
+
+    def watch_arguments(self) -> List:
+        """Expressions passed to ``tape.watch`` in the body (lists flattened)."""
+        found = []
+        for node in self.body.pre_order():
+            call = split_call(node) if node.type == syms.power else None
+            if not call or call[0] != f"{self.name}.watch" or len(call[1]) != 1:
+                continue
+            arg = call[1][0]
+            elements = literal_elements(arg)
+            found.extend(elements if elements is not None else [arg])
+        return found
+
+    def later_statements(self, names) -> List:
+        """Statements after the ``with`` in its block, up to one that rebinds
+        the tape or any of ``names``."""
+        siblings = statements(self.stmt.parent)
+        later = []
+        for stmt in siblings[siblings.index(self.stmt) + 1:]:
+            bound = bound_names(stmt)
+            if self.name in bound or bound & names:
+                break
+            later.append(stmt)
+        return later
+
+
+def tapes(tree) -> List[Tape]:
+    """Every ``with ...GradientTape(...) as name:`` in the tree."""
+    found = []
+    for node in tree.pre_order():
+        if node.type != syms.with_stmt or len(node.children) != 4:
+            continue
+        item = node.children[1]
+        if item.type != syms.with_item or not is_name(item.children[2]):
+            continue
+        call = split_call(item.children[0]) if item.children[0].type == syms.power else None
+        if call and call[0].split(".")[-1] == "GradientTape":
+            found.append(Tape(node, item.children[2].value))
+    return found
+
+
 # ---------------------------------------------------------------- surgery
 
 def parse_statement(source: str):

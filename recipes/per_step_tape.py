@@ -49,61 +49,11 @@ from recipes import _scope as s
 _RANDOM = ("random", "uniform", "normal", "dropout", "shuffle")
 
 
-class _Tape:
-    """A ``with ...GradientTape(...) as name:`` statement."""
-
-    def __init__(self, stmt, name: str):
-        self.stmt = stmt
-        self.name = name
-
-    @property
-    def body(self):
-        return self.stmt.children[-1]
-
-    def watched(self) -> List:
-        """Non-name expressions passed to ``tape.watch`` in the body."""
-        found = []
-        for node in self.body.pre_order():
-            call = s.split_call(node) if node.type == s.syms.power else None
-            if not call or call[0] != f"{self.name}.watch" or len(call[1]) != 1:
-                continue
-            arg = call[1][0]
-            elements = s.literal_elements(arg)
-            found.extend(e for e in (elements if elements is not None else [arg]) if not s.is_name(e))
-        return found
-
-    def later_statements(self, names) -> List:
-        """Statements after the ``with`` in its block, up to one that rebinds
-        the tape or any of ``names``."""
-        siblings = s.statements(self.stmt.parent)
-        later = []
-        for stmt in siblings[siblings.index(self.stmt) + 1:]:
-            bound = s.bound_names(stmt)
-            if self.name in bound or bound & names:
-                break
-            later.append(stmt)
-        return later
-
-
-def _tapes(tree) -> List[_Tape]:
-    tapes = []
-    for node in tree.pre_order():
-        if node.type != s.syms.with_stmt or len(node.children) != 4:
-            continue
-        item = node.children[1]
-        if item.type != s.syms.with_item or not s.is_name(item.children[2]):
-            continue
-        call = s.split_call(item.children[0]) if item.children[0].type == s.syms.power else None
-        if call and call[0].split(".")[-1] == "GradientTape":
-            tapes.append(_Tape(node, item.children[2].value))
-    return tapes
-
-
 def _free_names(expr) -> set:
     return {leaf.value for leaf in s.name_leaves(expr)}
 
 
-def _evaluations(tape: _Tape, expr) -> List:
+def _evaluations(tape: s.Tape, expr) -> List:
     """Occurrences of ``expr`` in the tape body and in later gradient calls."""
     found = s.occurrences(tape.body, expr)
     for stmt in tape.later_statements(_free_names(expr)):
@@ -114,7 +64,7 @@ def _evaluations(tape: _Tape, expr) -> List:
     return found
 
 
-def _hoistable(expr, tape: _Tape, aliases) -> bool:
+def _hoistable(expr, tape: s.Tape, aliases) -> bool:
     """Re-evaluating ``expr`` gives a new tensor each time, and evaluating it
     once before the tape gives the same value."""
     if s.dotted(expr) is not None:
@@ -139,7 +89,7 @@ class _Path:
         self.loop, self.index = loop, index
 
 
-def _stacked_path(expr, tape: _Tape, aliases) -> Optional[_Path]:
+def _stacked_path(expr, tape: s.Tape, aliases) -> Optional[_Path]:
     """The pre-stacked IG path behind ``tape.watch(P[I])``, when it can be
     rebuilt step by step and nothing but ``P[I]`` in that loop reads it."""
     kids = expr.children
@@ -205,7 +155,7 @@ def _rebuild_per_step(expr, path: _Path, taken: set) -> None:
         s.substitute(node, k, step)
 
 
-def _hoist(tape: _Tape, expr, found, taken: set) -> None:
+def _hoist(tape: s.Tape, expr, found, taken: set) -> None:
     kids = expr.children
     if expr.type == s.syms.power and len(kids) == 2 and s.is_name(kids[0]) \
             and kids[1].children[0].value == "[" and kids[1].children[1].type in (s.token.NAME, s.token.NUMBER):
@@ -220,10 +170,10 @@ def _hoist(tape: _Tape, expr, found, taken: set) -> None:
 
 def _modify(node, capture, filename):
     aliases = {"tf": s.module_aliases(node, "tensorflow"), "np": s.module_aliases(node, "numpy")}
-    for tape in _tapes(node):
+    for tape in s.tapes(node):
         if not s.attached(tape.stmt, node):
             continue
-        for expr in tape.watched():
+        for expr in [e for e in tape.watch_arguments() if not s.is_name(e)]:
             if not s.attached(expr, node):
                 continue
             found = _evaluations(tape, expr)

@@ -36,7 +36,6 @@ from typing import List, Optional
 
 from migrate.recipe import Recipe, option, propose
 from recipes import _scope as s
-from recipes.per_step_tape import _tapes
 
 
 def _model_call(node, watched: List[str], modules) -> bool:
@@ -66,8 +65,8 @@ def _target_value(target, gradient_call, watched, modules) -> Optional[object]:
 def _modify(node, capture, filename):
     modules = s.module_aliases(node, "tensorflow") | s.module_aliases(node, "numpy")
     index = int(option("target_index", 0))
-    for tape in _tapes(node):
-        watched = _watched_codes(tape)
+    for tape in s.tapes(node):
+        watched = [s.code(e) for e in tape.watch_arguments()]
         if not watched:
             continue
         scope = tape.stmt.parent
@@ -87,16 +86,6 @@ def _modify(node, capture, filename):
                               "sum of all its outputs (every class mixed), not one target; select the "
                               f"target output [:, {index}] (--target-index)", safety="unsafe"):
                 value.append_child(s.parse_expression(f"x[:, {index}]").children[-1].clone())
-
-
-def _watched_codes(tape) -> List[str]:
-    codes = []
-    for node in tape.body.pre_order():
-        call = s.split_call(node) if node.type == s.syms.power else None
-        if call and call[0] == f"{tape.name}.watch" and len(call[1]) == 1:
-            arg = call[1][0]
-            codes.extend(s.code(e) for e in (s.literal_elements(arg) or [arg]))
-    return codes
 
 
 def _after_or_inside(node, tape) -> bool:

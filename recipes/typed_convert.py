@@ -49,6 +49,7 @@ from recipes import _scope as s
 _FLOAT_DTYPES = {"float16", "float32", "float64", "bfloat16", "half", "double"}
 _NUMPY_METHODS = {"to_numpy", "astype"}
 _MAX_DEPTH = 8
+_ARITHMETIC = {s.syms.arith_expr, s.syms.term}
 
 
 class _Context:
@@ -77,6 +78,8 @@ def _provably_array(node, at, ctx: _Context, depth: int = 0) -> bool:
         return True
     if node.type == s.syms.factor:
         return _provably_array(node.children[-1], at, ctx, depth + 1)
+    if node.type in _ARITHMETIC:
+        return all(_provably_array(c, at, ctx, depth + 1) for c in node.children[::2])
     elements = s.literal_elements(node)
     if elements is not None:
         return all(_provably_array(e, at, ctx, depth + 1) for e in elements)
@@ -113,6 +116,8 @@ def _provably_tensor(node, at, ctx: _Context, depth: int = 0) -> bool:
     if s.is_name(node):
         value = s.reaching_value(node.value, at)
         return value is not None and _provably_tensor(value, s.enclosing_statement(value), ctx, depth + 1)
+    if node.type in _ARITHMETIC:  # a tensor in arithmetic makes a tensor
+        return any(_provably_tensor(c, at, ctx, depth + 1) for c in node.children[::2])
     call = s.split_call(node) if node.type == s.syms.power else None
     if call is None:
         return False
