@@ -30,9 +30,10 @@ def _names(programs: List[ProgramReport]) -> List[str]:
 
 def _label(program: ProgramReport) -> str:
     try:
-        return os.path.relpath(program.path)
+        relative = os.path.relpath(program.path)
     except ValueError:  # another drive on Windows
         return program.path
+    return program.path if relative.startswith("..") else relative
 
 
 def _cell(check) -> Text:
