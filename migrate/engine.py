@@ -20,6 +20,7 @@ from fissix.pgen2 import driver as pgen_driver
 from fissix.pgen2.parse import ParseError
 from fissix.pgen2.tokenize import TokenError
 
+from . import prefilter
 from .recipe import PassContext, Recipe, running, stop_running
 from .result import Diagnostic, Edit, SourceResult, Status
 
@@ -111,7 +112,7 @@ def _tool(recipe: Recipe) -> BowlerTool:
 
 def wants(recipe: Recipe, source: str) -> bool:
     """Text prefilter: can ``source`` contain this recipe's pattern at all?"""
-    return not recipe.tokens or any(token in source for token in recipe.tokens)
+    return prefilter.matcher(recipe.tokens)(source)
 
 
 def transform(source: str, path: str, options: Options) -> SourceResult:

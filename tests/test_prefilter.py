@@ -1,0 +1,71 @@
+"""The text prefilter never hides a true finding: on every fixture it selects
+the file for its recipe, and the engine's answer with the prefilter equals
+its answer without one."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from hypothesis import given, strategies as st
+
+from migrate.engine import Options, transform, wants
+from migrate.prefilter import matcher, pieces
+from migrate.registry import all_recipes
+
+from fixture_cases import all_cases
+
+CASES = all_cases()
+RECIPES = all_recipes()
+
+
+def _answer(source: str, path: str, recipe) -> tuple:
+    result = transform(source, path, Options((recipe,), unsafe_fixes=True))
+    return (result.status, result.output, result.reason,
+            [(d.line, d.column, d.message, d.applied) for d in result.diagnostics])
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.after], ids=lambda c: c.id)
+def test_prefilter_selects_every_positive_fixture(case):
+    assert wants(RECIPES[case.recipe], case.before.read_text())
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+def test_prefilter_changes_no_answer(case):
+    recipe = RECIPES[case.recipe]
+    unfiltered = dataclasses.replace(recipe, tokens=())
+    for path in filter(None, (case.before, case.after)):
+        source = path.read_text()
+        assert _answer(source, str(path), recipe) == _answer(source, str(path), unfiltered)
+
+
+GAPS = st.lists(st.sampled_from([" ", "\t", "\n", "\\\n", "  # note\n", "\n\n    "]),
+                min_size=0, max_size=3).map("".join)
+
+
+@pytest.mark.parametrize("token", sorted({t for r in RECIPES.values() for t in r.tokens}
+                                         | {"tape.watch(", "np.zeros", "import numpy"}))
+@given(gaps=st.lists(GAPS, min_size=8, max_size=8), before=st.text(max_size=20),
+       after=st.text(max_size=20))
+def test_token_found_whatever_separates_its_pieces(token, gaps, before, after):
+    """`tape . watch (x)` and `np.\\` + newline + `zeros` are the same tokens
+    to Python, so they must be to the prefilter."""
+    parts = pieces(token)
+    text = parts[0]
+    for part, gap in zip(parts[1:], gaps):
+        word_pair = (text[-1].isalnum() or text[-1] == "_") and (part[0].isalnum() or part[0] == "_")
+        text += (gap or " ") if word_pair else gap
+        text += part
+    assert matcher((token,))(before + " " + text + " " + after)
+
+
+def test_prefilter_rejects_text_without_tokens():
+    match = matcher(("tape.watch(", "np.zeros"))
+    assert not match("tape.watcher(x)\nnp.ones(3)\n# np zeros\n")
+    assert match("tape.watch(x)")
+    assert matcher(())("anything at all")
+
+
+def test_no_catastrophic_backtracking_on_hostile_text():
+    match = matcher(("np.zeros", "a.b.c.d"))
+    assert not match("np " + "# x " * 50_000 + "\n" + "a . b . c . " * 10_000)
