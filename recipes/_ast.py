@@ -301,28 +301,41 @@ def parse_expression(text: str):
 
 def statements_from_source(text: str, indent: str) -> List:
     """Statement nodes for ``text`` (dedented code), indented by ``indent`` and
-    detached, ready to be put in a suite at that indentation."""
+    detached, ready to be put in a suite at that indentation. Comment lines
+    before the first statement end up in its prefix."""
     code = textwrap.dedent(text)
     if not code.endswith("\n"):
         code += "\n"
+    comments = ""
     if indent:
         tree = parse("if True:\n" + textwrap.indent(code, indent))
         suite = tree.children[0].children[3]
         stmts = [c for c in suite.children if c.type not in _LAYOUT]
+        comments = next(c for c in suite.children if c.type == token.INDENT).prefix
     else:
         tree = parse(code)
         stmts = [c for c in tree.children if c.type not in _LAYOUT]
+        comments = stmts[0].prefix
     for stmt in stmts:
         stmt.remove()
-    stmts[0].prefix = indent
+    stmts[0].prefix = comments + indent if indent else comments
     return stmts
 
 
 def replace_statement(old, text: str) -> List:
     """Replace statement ``old`` by the statements of ``text`` (dedented code);
     comments before ``old`` stay before the first new statement."""
-    new = statements_from_source(text, indent_of(old))
-    new[0].prefix = old.prefix
+    indent = indent_of(old)
+    new = statements_from_source(text, indent)
+    comments = new[0].prefix[: len(new[0].prefix) - len(indent)]
+    indent_leaf = old.prev_sibling if old.prev_sibling is not None \
+        and old.prev_sibling.type == token.INDENT else None
+    if indent_leaf is not None:
+        indent_leaf.prefix += comments
+        new[0].prefix = old.prefix
+    else:
+        head = old.prefix[: len(old.prefix) - len(indent)] if old.prefix.endswith(indent) else old.prefix
+        new[0].prefix = head + comments + indent
     trailing = _take_trailing_prefix(old)
     old.replace(new)
     if trailing:
