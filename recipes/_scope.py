@@ -7,6 +7,7 @@ Everything here is conservative: an answer it cannot prove is None/False.
 
 from __future__ import annotations
 
+import keyword
 import re
 from typing import Iterator, List, Optional, Set, Tuple
 
@@ -77,7 +78,7 @@ def call_args(trailer) -> List:
     return [inner]
 
 
-def keyword(arg) -> Optional[Tuple[str, object]]:
+def keyword_arg(arg) -> Optional[Tuple[str, object]]:
     """(name, value) for a ``name=value`` argument."""
     if arg.type == syms.argument and len(arg.children) == 3 and arg.children[1].value == "=":
         return arg.children[0].value, arg.children[2]
@@ -340,9 +341,10 @@ def scope_names(scope) -> Set[str]:
 
 
 def fresh_name(base: str, taken: Set[str]) -> str:
+    """``base`` (or ``base2``, ``base3``...) not yet spelled in ``taken``, never a keyword."""
     base = re.sub(r"\W", "_", base)
     name, n = base, 2
-    while name in taken:
+    while name in taken or keyword.iskeyword(name):
         name = f"{base}{n}"
         n += 1
     taken.add(name)

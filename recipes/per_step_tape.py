@@ -139,7 +139,8 @@ def _rebuild_per_step(expr, path: _Path, taken: set) -> None:
         alphas = path.iterable.value
         s.remove_statement(path.stmt)
     else:
-        alphas = s.fresh_name(f"{path.var}s", taken)
+        plural = f"{path.var}s" if len(path.var) > 1 else "alphas"
+        alphas = s.fresh_name(plural, taken)
         new = s.fill(f"{alphas} = __iterable__", iterable=path.iterable)
         s.move_trailing_comment(path.stmt, new)
         s.replace_with(path.stmt, new)

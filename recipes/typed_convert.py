@@ -131,7 +131,7 @@ def _convert_call(node, ctx: _Context) -> Optional[object]:
     if not call or call[0] not in {f"{tf}.convert_to_tensor" for tf in ctx.tf}:
         return None
     args = call[1]
-    if len(args) != 1 or s.keyword(args[0]) or args[0].type == s.syms.argument:
+    if len(args) != 1 or s.keyword_arg(args[0]) or args[0].type == s.syms.argument:
         return None
     return args[0]
 
@@ -142,9 +142,9 @@ def _cast_call(node, ctx: _Context) -> Optional[tuple]:
     if not call or call[0] not in {f"{tf}.cast" for tf in ctx.tf} | {f"{tf}.dtypes.cast" for tf in ctx.tf}:
         return None
     args = call[1]
-    if len(args) != 2 or s.keyword(args[0]):
+    if len(args) != 2 or s.keyword_arg(args[0]):
         return None
-    kw = s.keyword(args[1])
+    kw = s.keyword_arg(args[1])
     if kw and kw[0] != "dtype":
         return None
     return args[0], kw[1] if kw else args[1]
