@@ -1,0 +1,445 @@
+"""Edge cases of the seed-000 recipes beyond the fixtures: aliases, imports,
+suppression, left-alone and report-only cases, comments, fixpoints; and (TF)
+the seed program rewritten by the safe recipes trains."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from migrate.engine import Options, transform
+from migrate.registry import resolve
+
+from fixture_cases import FIXTURES
+
+
+def run(source: str, recipe: str, unsafe: bool = True):
+    source = textwrap.dedent(source).lstrip("\n")
+    result = transform(source, "case.py", Options(tuple(resolve([recipe])), unsafe_fixes=unsafe))
+    assert not result.errors, result.errors
+    again = transform(result.output, "case.py", Options(tuple(resolve([recipe])), unsafe_fixes=unsafe))
+    assert again.output == result.output, "not a fixpoint"
+    return result
+
+
+def fixed(source: str, recipe: str, unsafe: bool = True) -> str:
+    return run(source, recipe, unsafe).output
+
+
+def dedent(text: str) -> str:
+    return textwrap.dedent(text).lstrip("\n")
+
+
+# --- numpy-accumulator -------------------------------------------------------
+
+NA = "numpy-accumulator"
+
+
+def test_aliased_imports_and_missing_tensorflow_import():
+    source = """
+        \"\"\"Docstring.\"\"\"
+        import numpy
+        from numpy import zeros as z
+        from tensorflow import keras
+
+
+        class M(keras.Model):
+            def call(self, x):
+                a = numpy.zeros((3, 4))
+                b = z((3,))
+                for i in range(3):
+                    a[i] = self.dense(x)
+                    b[i] = self.score(x)
+                return a, b
+        """
+    assert fixed(source, NA) == dedent("""
+        \"\"\"Docstring.\"\"\"
+        import numpy
+        from numpy import zeros as z
+        from tensorflow import keras
+        import tensorflow as tf
+
+
+        class M(keras.Model):
+            def call(self, x):
+                a = tf.TensorArray(tf.float32, size=3)
+                b = tf.TensorArray(tf.float32, size=3)
+                for i in range(3):
+                    a = a.write(i, self.dense(x))
+                    b = b.write(i, self.score(x))
+                a = a.stack()
+                b = b.stack()
+                return a, b
+        """)
+
+
+def test_suppression_comment_on_the_write_keeps_the_buffer():
+    source = """
+        import numpy as np
+        import tensorflow as tf
+
+        def f(self, x):
+            buf = np.zeros((2, 3))
+            for i in range(2):
+                buf[i] = self.dense(x)  # tf-migrate: ignore[numpy-accumulator]
+            return buf
+        """
+    result = run(source, NA)
+    assert result.output == dedent(source)
+    assert result.diagnostics == []
+
+
+@pytest.mark.parametrize("value", ["1.0", "np.random.rand(3)", "self.dense(x).numpy()",
+                                   "float(tf.reduce_sum(x))", "[g.numpy() for g in grads]"])
+def test_buffers_that_receive_no_tensor_are_left_alone(value):
+    source = f"""
+        import numpy as np
+        import tensorflow as tf
+
+        def f(self, x, grads):
+            buf = np.zeros((2, 3))
+            for i in range(2):
+                buf[i] = {value}
+            return buf
+        """
+    result = run(source, NA)
+    assert result.output == dedent(source)
+    assert result.diagnostics == []
+
+
+def test_module_level_buffer_is_left_alone():
+    source = """
+        import numpy as np
+        import tensorflow as tf
+
+        buf = np.zeros(3)
+        for i in range(3):
+            buf[i] = tf.reduce_sum(tf.ones(i + 1))
+        """
+    assert fixed(source, NA) == dedent(source)
+
+
+def test_a_name_bound_to_a_tensor_counts_as_a_tensor_and_comments_stay():
+    source = """
+        import numpy as np
+        import tensorflow as tf
+
+        def f(x):
+            # per-step sums
+            sums = np.zeros(4)  # one per step
+            for t in range(4):
+                step = tf.reduce_sum(x[:, t])
+                sums[t] = step  # store
+            return sums
+        """
+    assert fixed(source, NA) == dedent("""
+        import numpy as np
+        import tensorflow as tf
+
+        def f(x):
+            # per-step sums
+            sums = tf.TensorArray(tf.float32, size=4)  # one per step
+            for t in range(4):
+                step = tf.reduce_sum(x[:, t])
+                sums = sums.write(t, step)  # store
+            sums = sums.stack()
+            return sums
+        """)
+
+
+def test_float64_dtype_casts_and_unknown_shape_is_dynamic():
+    source = """
+        import numpy as np
+        import tensorflow as tf
+
+        def f(self, x, n):
+            buf = np.empty(n, dtype=np.float64)
+            for i in range(n):
+                buf[i] = self.score(x)
+            return buf
+        """
+    out = fixed(source, NA)
+    assert "buf = tf.TensorArray(tf.float64, size=0, dynamic_size=True)" in out
+    assert "buf = buf.write(i, tf.cast(self.score(x), tf.float64))" in out
+
+
+def test_zeros_like_and_batch_of_one_with_unknown_slot_shape_squeezes():
+    source = """
+        import numpy as np
+        import tensorflow as tf
+
+        def f(self, x):
+            out = np.zeros_like(x)
+            for i in range(3):
+                out[i] = self.dense(x[i][None])
+            return out
+        """
+    out = fixed(source, NA)
+    assert "out = tf.TensorArray(tf.float32, size=0, dynamic_size=True)" in out
+    assert "out = out.write(i, tf.squeeze(self.dense(x[i][None]), axis=0))" in out
+
+
+def test_reads_of_one_slot_inside_the_loop_become_read():
+    source = """
+        import numpy as np
+        import tensorflow as tf
+
+        def f(self, x):
+            h = np.zeros((4, 8))
+            for t in range(4):
+                h[t] = self.cell(x[:, t]) + tf.reduce_sum(h[t - 1])
+            return h
+        """
+    assert "h = h.write(t, self.cell(x[:, t]) + tf.reduce_sum(h.read(t - 1)))" in fixed(source, NA)
+
+
+def test_index_on_axis_two_transposes_back():
+    source = """
+        import numpy as np
+        import tensorflow as tf
+
+        def f(self, x):
+            out = np.zeros((2, 3, 5, 4))
+            for k in range(5):
+                out[:, :, k, :] = self.dense(x)
+            return out
+        """
+    out = fixed(source, NA)
+    assert "out = tf.TensorArray(tf.float32, size=5)" in out
+    assert "out = tf.transpose(out.stack(), perm=[1, 2, 0, 3])" in out
+
+
+@pytest.mark.parametrize("body, reason", [
+    ("for b in range(2):\n        for t in range(3):\n            buf[b, t] = self.dense(x)",
+     "must be `:`"),
+    ("for t in range(2):\n        if t:\n            buf[t] = self.dense(x)",
+     "not directly in a `for i in range(...)` loop over one index"),
+    ("print(buf.shape)\n    for t in range(2):\n        buf[t] = self.dense(x)",
+     "before it is filled"),
+    ("for t in range(2):\n        buf[t] = self.dense(x)\n        buf[t] += 1",
+     "more than one statement"),
+    ("for t in range(2):\n        buf[t] = self.dense(x)\n        y = buf",
+     "uses the buffer inside the loop"),
+])
+def test_unsupported_shapes_are_reported_without_a_fix(body, reason):
+    source = ("import numpy as np\nimport tensorflow as tf\n\n\ndef f(self, x):\n"
+              "    buf = np.zeros((2, 3))\n    " + body + "\n    return buf\n")
+    result = run(source, NA)
+    assert result.output == source
+    [diagnostic] = result.diagnostics
+    assert not diagnostic.fixable and not diagnostic.applied
+    assert reason in diagnostic.message
+
+
+def test_reuses_the_files_tensorflow_alias():
+    source = """
+        import numpy as np
+        import tensorflow as tfl
+
+        def f(self, x):
+            buf = np.ones((2,))
+            for i in range(2):
+                buf[i] = tfl.reduce_sum(x)
+            return buf
+        """
+    out = fixed(source, NA)
+    assert "buf = tfl.TensorArray(tfl.float32, size=2)" in out
+    assert "import tensorflow as tf\n" not in out
+
+
+# --- unused-model-instance ---------------------------------------------------
+
+UM = "unused-model-instance"
+
+
+def test_removes_an_unused_subclass_instance_and_its_describing_comment():
+    source = """
+        import tensorflow as tf
+
+
+        class Base(tf.keras.Model):
+            pass
+
+
+        class Seq(Base):
+            pass
+
+
+        model = Seq()
+        # a second model, never used
+        vae = Seq()
+
+        model.compile()
+        """
+    assert fixed(source, UM) == dedent("""
+        import tensorflow as tf
+
+
+        class Base(tf.keras.Model):
+            pass
+
+
+        class Seq(Base):
+            pass
+
+
+        model = Seq()
+
+        model.compile()
+        """)
+
+
+def test_a_comment_heading_a_group_stays():
+    source = """
+        from tensorflow import keras
+
+        def build():
+            # layers
+            probe = keras.layers.Dense(3)
+            head = keras.layers.Dense(1)
+            return head
+        """
+    assert fixed(source, UM) == dedent("""
+        from tensorflow import keras
+
+        def build():
+            # layers
+            head = keras.layers.Dense(1)
+            return head
+        """)
+
+
+def test_an_emptied_function_gets_pass():
+    source = """
+        import tensorflow as tf
+
+        def build():
+            probe = tf.keras.Sequential()
+        """
+    assert fixed(source, UM) == dedent("""
+        import tensorflow as tf
+
+        def build():
+            pass
+        """)
+
+
+def test_arguments_that_call_code_make_the_removal_unsafe():
+    source = """
+        import tensorflow as tf
+
+        def build():
+            probe = tf.keras.layers.Dense(3, kernel_initializer=make())
+            return 1
+        """
+    safe_run = run(source, UM, unsafe=False)
+    assert safe_run.output == dedent(source)
+    [diagnostic] = safe_run.diagnostics
+    assert diagnostic.safety == "unsafe" and not diagnostic.applied
+    assert "probe" not in fixed(source, UM, unsafe=True)
+
+
+@pytest.mark.parametrize("source", [
+    "import tensorflow as tf\nm = tf.keras.Sequential()\nm.summary()\n",
+    "import tensorflow as tf\n_ = tf.keras.Sequential()\n",
+    "import tensorflow as tf\n__all__ = ['m']\nm = tf.keras.Sequential()\n",
+    "import tensorflow as tf\nclass A:\n    m = tf.keras.layers.Dense(1)\n",
+    "import tensorflow as tf\nclass Plain:\n    pass\np = Plain()\n",
+    "import tensorflow as tf\nx = tf.keras.Input(shape=(3,))\n",
+    "import tensorflow as tf\ndef f():\n    global m\n    m = tf.keras.Sequential()\n",
+    "import tensorflow as tf\nopt = tf.keras.optimizers.SGD()\n",
+])
+def test_used_or_non_keras_instances_stay(source):
+    assert fixed(source, UM) == source
+
+
+# --- vectorize-sample-loop ---------------------------------------------------
+
+VS = "vectorize-sample-loop"
+
+LOOP = """
+    import tensorflow as tf
+
+    def call(self, x):
+        n = tf.shape(x)[0]
+        rows = tf.TensorArray(tf.float32, size=n)
+        for j in range(n):
+            {body}
+        return rows.stack()[0], rows.stack()
+    """
+
+
+def loop_source(*lines: str) -> str:
+    return LOOP.replace("{body}", "\n            ".join(lines))
+
+
+def test_expand_dims_and_none_index_chains_are_batched():
+    source = loop_source("one = tf.expand_dims(x[j, 0], 0)",
+                         "code = self.enc(one[0][None], training=True)",
+                         "rows = rows.write(j, tf.squeeze(code, 0))")
+    assert fixed(source, VS) == dedent("""
+        import tensorflow as tf
+
+        def call(self, x):
+            n = tf.shape(x)[0]
+            one = x[:, 0]
+            code = self.enc(one, training=True)
+            rows = code
+            return rows[0], rows
+        """)
+
+
+def test_is_unsafe_so_a_safe_run_only_reports():
+    source = loop_source("rows = rows.write(j, tf.reshape(self.enc(tf.reshape(x[j], [1, 4])), [2]))")
+    result = run(source, VS, unsafe=False)
+    assert result.output == dedent(source)
+    [diagnostic] = result.diagnostics
+    assert diagnostic.safety == "unsafe" and not diagnostic.applied
+
+
+@pytest.mark.parametrize("lines", [
+    ("code = self.enc(tf.reshape(x[j], [1, 4])) * j", "rows = rows.write(j, code[0])"),
+    ("code = self.enc(tf.reshape(x[j], [1, 4]))", "rows = rows.write(0, code[0])"),
+    ("code = tf.reduce_sum(x[j])", "rows = rows.write(j, code)"),
+    ("code = self.enc(x[j])", "rows = rows.write(j, code)"),
+    ("if j:", "    rows = rows.write(j, x[j])"),
+])
+def test_anything_but_a_pure_chain_stays(lines):
+    source = loop_source(*lines)
+    assert fixed(source, VS) == dedent(source)
+
+
+# --- the seed, end to end (TensorFlow) ----------------------------------------
+
+@pytest.mark.tf
+def test_seed_rewritten_by_the_safe_recipes_trains(tmp_path):
+    """The seed before, fixed by every safe recipe of seed 000, gets a gradient
+    for every variable eagerly and trains under model.fit."""
+    before = (FIXTURES / "numpy-accumulator" / "seed_hierarchical.before.py").read_text()
+    result = transform(before, "seed.py", Options(tuple(resolve([NA, UM]))))
+    assert not result.errors
+    assert "np.zeros((" not in result.output and "vae = Seq()" not in result.output
+    script = tmp_path / "seed.py"
+    script.write_text(result.output + textwrap.dedent("""
+
+        def _check():
+            model, x, y = training_case()
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(tf.square(model(x) - y))
+            grads = tape.gradient(loss, model.trainable_variables)
+            assert grads and all(g is not None for g in grads), grads
+            model.compile(optimizer="adam", loss="mse")
+            history = model.fit(x, y, batch_size=2, epochs=3, verbose=0)
+            assert history.history["loss"][-1] < history.history["loss"][0]
+            print("TRAINS")
+
+        _check()
+        """))
+    env = dict(os.environ, TF_USE_LEGACY_KERAS="1", TF_CPP_MIN_LOG_LEVEL="3")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          env=env, timeout=300)
+    assert "TRAINS" in done.stdout, done.stderr[-2000:]
