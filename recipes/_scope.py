@@ -21,7 +21,6 @@ syms = pygram.python_symbols
 
 COMPOUND = {syms.if_stmt, syms.for_stmt, syms.while_stmt, syms.with_stmt, syms.try_stmt,
             syms.funcdef, syms.classdef, syms.async_stmt, syms.async_funcdef, syms.decorated}
-SCOPES = {syms.funcdef, syms.classdef, syms.lambdef}
 LOOPS = {syms.for_stmt, syms.while_stmt}
 _BLOCK_FILLER = {token.NEWLINE, token.INDENT, token.DEDENT, token.ENDMARKER}
 
@@ -459,6 +458,20 @@ def remove_statement(stmt) -> None:
         following.prefix = ""
     else:
         following.prefix = comments + following.prefix
+
+
+def move_leading_comments(source_stmt, target_stmt) -> None:
+    """Move the comment lines above one statement to above another."""
+    lines = [line.strip() for line in source_stmt.prefix.splitlines() if line.strip().startswith("#")]
+    if not lines:
+        return
+    comments = "".join(indent_of(target_stmt) + line + "\n" for line in lines)
+    source_stmt.prefix = source_stmt.prefix[source_stmt.prefix.rfind("\n") + 1:]
+    if _first_in_suite(target_stmt):
+        target_stmt.prev_sibling.prefix += comments
+    else:
+        cut = target_stmt.prefix.rfind("\n") + 1
+        target_stmt.prefix = target_stmt.prefix[:cut] + comments + target_stmt.prefix[cut:]
 
 
 def move_trailing_comment(source_stmt, target_stmt) -> None:

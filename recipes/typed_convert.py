@@ -232,6 +232,7 @@ def _fold_pairs(tree, ctx: _Context) -> None:
             convert = s.simple_assignment(stmt)[1]
             tf_name = s.dotted(convert.children[0]) or "tf"
             s.replace_with(convert, _typed(value, dtype, tf_name))
+            s.move_leading_comments(later, stmt)
             s.move_trailing_comment(later, stmt)
             s.remove_statement(later)
 

@@ -138,6 +138,27 @@ def test_typed_convert_keeps_statements_between_and_the_comment():
         """)
 
 
+def test_typed_convert_keeps_the_comment_above_a_cast_that_ends_the_function():
+    result = run("""
+        def f():
+            x = tf.convert_to_tensor(np.ones(3))
+            # the model is float32
+            x = tf.cast(x, tf.float32)
+
+
+        def g():
+            pass
+        """, "typed-convert")
+    assert body_of(result).startswith(textwrap.dedent("""\
+        def f():
+            # the model is float32
+            x = tf.convert_to_tensor(np.ones(3), dtype=tf.float32)
+
+
+        def g():
+        """))
+
+
 def test_typed_convert_respects_suppression():
     result = run("""
         def f(frame):
