@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Iterator, List, Sequence, Tuple
+from typing import Iterable, Iterator, List, Optional, Sequence, Tuple
 
 import pathspec
 
@@ -32,12 +32,16 @@ def discover(paths: Sequence[Path], exclude: Iterable[str] = ()) -> Discovery:
         if not root.exists() and not root.is_symlink():
             found.problems.append(f"{root}: no such file or directory")
             continue
+        real_root = _real(root)
+        if real_root is None:
+            found.problems.append(f"{root}: symlink loop, not followed")
+            continue
         if root.is_file():
             candidates: Iterable[Path] = [root]
         else:
-            candidates = _walk(root.resolve(), excluded, found.problems)
+            candidates = _walk(real_root, excluded, found.problems)
         for path in candidates:
-            key = path.resolve()
+            key = _real(path)
             if key not in seen:
                 seen.add(key)
                 found.files.append(path)
@@ -75,10 +79,23 @@ def _walk(root: Path, excluded: pathspec.GitIgnoreSpec, problems: List[str]) -> 
             path = here / name
             if not name.endswith(SUFFIXES) or _ignored(path, False, root, excluded, ignores):
                 continue
-            if path.is_symlink() and not _inside(path.resolve(), root):
-                problems.append(f"{path}: symlink out of {root}, not followed")
-                continue
+            if path.is_symlink():
+                real = _real(path)
+                if real is None:
+                    problems.append(f"{path}: symlink loop, not followed")
+                    continue
+                if not _inside(real, root):
+                    problems.append(f"{path}: symlink out of {root}, not followed")
+                    continue
             yield path
+
+
+def _real(path: Path) -> Optional[Path]:
+    """``path`` with every symlink resolved; None for a symlink loop."""
+    try:
+        return path.resolve()
+    except (RuntimeError, OSError):  # RuntimeError: pathlib's "Symlink loop" before 3.13
+        return None
 
 
 def _inside(path: Path, root: Path) -> bool:

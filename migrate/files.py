@@ -97,6 +97,9 @@ def write(source: SourceFile, text: str) -> None:
     """
     path = source.path
     data = source.encode(text)
+    if not source.mode & 0o222 or not os.access(path, os.W_OK):
+        # a rename would replace it anyway (and root may write anything): respect the intent
+        raise WriteRefused(f"{path}: read-only file (mode {source.mode:o}); not overwritten")
     try:
         if path.read_bytes() != source.raw:
             raise WriteRefused(f"{path}: changed on disk since it was read; not overwritten")
