@@ -107,9 +107,11 @@ def _stacked_path(expr, tape: s.Tape, aliases) -> Optional[_Path]:
     if stmt is None or stmt.parent is not loop.parent or s.assigned_name(stmt) != path:
         return None
     call = s.split_call(value) if value.type == s.syms.power else None
-    if not call or call[0] not in {f"{tf}.stack" for tf in aliases["tf"]} or len(call[1]) != 1:
+    if not call or call[0] not in {f"{tf}.stack" for tf in aliases["tf"]} or not call[1]:
         return None
-    comp = call[1][0]
+    comp, options = call[1][0], [s.keyword_arg(a) for a in call[1][1:]]
+    if any(o is None or o[0] != "axis" or s.code(o[1]) != "0" for o in options):
+        return None
     if comp.type != s.syms.atom or comp.children[0].value != "[" \
             or comp.children[1].type != s.syms.listmaker:
         return None

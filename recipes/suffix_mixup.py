@@ -92,6 +92,6 @@ RECIPE = Recipe(
     summary="x_2 = f(inputs_2, avg_gradients_1) -> use avg_gradients_2",
     safety="unsafe",
     query=lambda q: q.select("file_input< any* >").modify(_modify),
-    tokens=tuple(f"_{digit}" for digit in range(10)),
+    tokens=tuple(f"_{digit}{eq}" for digit in range(10) for eq in (" =", "=")),
     before_fails="completeness",
 )

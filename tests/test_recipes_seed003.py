@@ -191,7 +191,7 @@ def test_per_step_tape_hoists_a_watched_slice_before_the_tape():
 def test_per_step_tape_names_an_inline_alphas_iterable_and_never_builds_inside_the_tape():
     result = run("""
         def f(model, x, baseline, steps):
-            path = tf.stack([baseline + a * (x - baseline) for a in np.linspace(0, 1, steps)])  # path
+            path = tf.stack([baseline + a * (x - baseline) for a in np.linspace(0, 1, steps)], axis=0)  # path
             grads = []
             for k in range(steps):
                 with tf.GradientTape() as tape:
