@@ -32,6 +32,11 @@ def code(node) -> str:
     return "".join(leaf.value for leaf in node.leaves())
 
 
+def shown(node) -> str:
+    """An expression as the user wrote it, on one line (for messages)."""
+    return re.sub(r"\s+", " ", str(node).strip())
+
+
 def is_name(node, value: Optional[str] = None) -> bool:
     return isinstance(node, Leaf) and node.type == token.NAME and (value is None or node.value == value)
 

@@ -184,7 +184,7 @@ def _modify(node, capture, filename):
                 continue
             taken = s.scope_names(s.scope_of(tape.stmt))
             path = _stacked_path(expr, tape, aliases)
-            what = s.code(expr)
+            what = s.shown(expr)
             if path is not None:
                 if propose(expr, f"each `{what}` is a new tensor: the tape watches one, the model reads "
                                  "another and tape.gradient gets None; build the interpolated step "

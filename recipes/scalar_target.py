@@ -82,7 +82,7 @@ def _modify(node, capture, filename):
             value = _target_value(call[1][0], call_node, watched, modules)
             if value is None:
                 continue
-            if propose(value, f"tape.gradient of the whole output of `{s.code(value)}` differentiates the "
+            if propose(value, f"tape.gradient of the whole output of `{s.shown(value)}` differentiates the "
                               "sum of all its outputs (every class mixed), not one target; select the "
                               f"target output [:, {index}] (--target-index)", safety="unsafe"):
                 value.append_child(s.parse_expression(f"x[:, {index}]").children[-1].clone())
