@@ -288,6 +288,26 @@ def reaching_value(name: str, at) -> Optional[object]:
     return None
 
 
+def binder(name: str, node):
+    """The statement that last bound ``name`` where ``node`` runs: an earlier
+    statement of the same or an enclosing block, or an enclosing ``with``/
+    ``for`` whose header binds it; None at the scope's start."""
+    stmt = enclosing_statement(node)
+    while stmt is not None:
+        container = stmt.parent
+        siblings = statements(container) if is_block(container) else [stmt]
+        for previous in reversed(siblings[:siblings.index(stmt)]):
+            if name in bound_names(previous):
+                return previous
+        owner = container if not is_block(container) else container.parent
+        if owner is None or owner.type in (syms.file_input, syms.funcdef, syms.classdef):
+            return None
+        if owner.type in (syms.with_stmt, syms.for_stmt) and name in _header_names(owner):
+            return owner
+        stmt = enclosing_statement(owner)
+    return None
+
+
 def _header_names(compound) -> Set[str]:
     header = Node(compound.type, [c.clone() for c in compound.children if c.type != syms.suite
                                   and c.type != syms.simple_stmt])

@@ -65,41 +65,25 @@ def _target_value(target, gradient_call, watched, modules) -> Optional[object]:
 def _modify(node, capture, filename):
     modules = s.module_aliases(node, "tensorflow") | s.module_aliases(node, "numpy")
     index = int(option("target_index", 0))
-    for tape in s.tapes(node):
-        watched = [s.code(e) for e in tape.watch_arguments()]
-        if not watched:
+    tapes = {id(tape.stmt): tape for tape in s.tapes(node)}
+    for call_node in list(node.pre_order()):
+        call = s.split_call(call_node) if call_node.type == s.syms.power else None
+        if not call or len(call[1]) < 2 or not call[0].endswith(".gradient") or call[0].count(".") != 1:
             continue
-        scope = tape.stmt.parent
-        for call_node in list(scope.pre_order()):
-            call = s.split_call(call_node) if call_node.type == s.syms.power else None
-            if not call or call[0] != f"{tape.name}.gradient" or len(call[1]) < 2:
-                continue
-            if not _after_or_inside(call_node, tape):
-                continue
-            sources = s.literal_elements(call[1][1]) or [call[1][1]]
-            if not any(s.code(src) in watched for src in sources):
-                continue
-            value = _target_value(call[1][0], call_node, watched, modules)
-            if value is None:
-                continue
-            if propose(value, f"tape.gradient of the whole output of `{s.shown(value)}` differentiates the "
-                              "sum of all its outputs (every class mixed), not one target; select the "
-                              f"target output [:, {index}] (--target-index)", safety="unsafe"):
-                value.append_child(s.parse_expression(f"x[:, {index}]").children[-1].clone())
-
-
-def _after_or_inside(node, tape) -> bool:
-    """The gradient call is in the tape body or in a statement after it."""
-    if s.attached(node, tape.stmt):
-        return True
-    stmt = s.enclosing_statement(node)
-    while stmt is not None and stmt.parent is not tape.stmt.parent:
-        stmt = s.enclosing_statement(stmt.parent) if stmt.parent is not None else None
-    if stmt is None:
-        return False
-    siblings = s.statements(stmt.parent)
-    return siblings.index(stmt) > siblings.index(tape.stmt) and \
-        all(tape.name not in s.bound_names(b) for b in siblings[siblings.index(tape.stmt) + 1:siblings.index(stmt)])
+        tape = tapes.get(id(s.binder(call[0].split(".")[0], call_node)))
+        if tape is None:
+            continue
+        watched = [s.code(e) for e in tape.watch_arguments()]
+        sources = s.literal_elements(call[1][1]) or [call[1][1]]
+        if not any(s.code(src) in watched for src in sources):
+            continue
+        value = _target_value(call[1][0], call_node, watched, modules)
+        if value is None:
+            continue
+        if propose(value, f"tape.gradient of the whole output of `{s.shown(value)}` differentiates the "
+                          "sum of all its outputs (every class mixed), not one target; select the "
+                          f"target output [:, {index}] (--target-index)", safety="unsafe"):
+            value.append_child(s.parse_expression(f"x[:, {index}]").children[-1].clone())
 
 
 RECIPE = Recipe(

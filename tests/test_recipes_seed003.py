@@ -263,6 +263,24 @@ def test_scalar_target_selects_the_target_index_option():
     assert run(body, "scalar-target", unsafe=False).output == result.source
 
 
+def test_scalar_target_selects_once_per_gradient_with_two_tapes_of_one_name():
+    result = run("""
+        def f(model, x):
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                first = model(x)
+            g1 = tape.gradient(first, x)
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                second = model(x * 2)
+                g2 = tape.gradient(second, x)
+            return g1, g2
+        """, "scalar-target")
+    assert "first = model(x)[:, 0]\n" in result.output
+    assert "second = model(x * 2)[:, 0]\n" in result.output
+    assert len(result.diagnostics) == 2
+
+
 @pytest.mark.parametrize("body", [
     # a training step: the sources are variables, nothing is watched
     "def f(model, x, y):\n    with tf.GradientTape() as tape:\n        p = model(x)\n"
