@@ -95,17 +95,17 @@ def write(source: SourceFile, text: str) -> None:
     is fsynced, then renamed over the original: a reader (or a crash) sees the
     old bytes or the new ones, never a mix.
     """
-    path = source.path
+    path = Path(os.path.realpath(source.path))  # a symlink stays a link; its target is rewritten
     data = source.encode(text)
     if not source.mode & 0o222 or not os.access(path, os.W_OK):
         # a rename would replace it anyway (and root may write anything): respect the intent
-        raise WriteRefused(f"{path}: read-only file (mode {source.mode:o}); not overwritten")
+        raise WriteRefused(f"{source.path}: read-only file (mode {source.mode:o}); not overwritten")
     try:
         if path.read_bytes() != source.raw:
-            raise WriteRefused(f"{path}: changed on disk since it was read; not overwritten")
+            raise WriteRefused(f"{source.path}: changed on disk since it was read; not overwritten")
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tf-migrate", dir=path.parent)
     except OSError as err:
-        raise WriteRefused(f"{path}: cannot write ({err.strerror or err})") from None
+        raise WriteRefused(f"{source.path}: cannot write ({err.strerror or err})") from None
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -115,7 +115,7 @@ def write(source: SourceFile, text: str) -> None:
         os.replace(tmp, path)
     except OSError as err:
         _discard(tmp)
-        raise WriteRefused(f"{path}: cannot write ({err.strerror or err})") from None
+        raise WriteRefused(f"{source.path}: cannot write ({err.strerror or err})") from None
     except BaseException:
         _discard(tmp)
         raise
