@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from migrate.runner import VerifyOptions, verify, verify_rewrite
+from migrate.runner import VerifyOptions, verify, verify_fixed, verify_rewrite
 from migrate.runner.api_check import check_source
 from migrate.runner.judge import equivalence, judge
 from migrate.runner.programs import classify
@@ -341,6 +341,18 @@ def test_verify_rewrite_reports_original_and_rewrite_side_by_side(tmp_path):
     assert pair.original.ok and "not judged" in pair.original.verdict
     assert pair.rewritten.check("training").passed
     assert not pair.rewritten.check("api").passed and not report.ok
+
+
+@pytest.mark.tf
+def test_verify_fixed_runs_the_original_text_under_the_real_name(tmp_path):
+    paths = write_programs(tmp_path, ["graph_error.py", "trains.py"])
+    original_text = paths["graph_error.py"].read_text()
+    report = verify_fixed([(paths["trains.py"], original_text)])
+    [pair] = report.pairs
+    assert pair.original.path == f"{paths['trains.py']} (original)"
+    assert not pair.original.check("graph").passed and pair.original.ok
+    assert pair.rewritten.path == str(paths["trains.py"]) and pair.rewritten.ok
+    assert pair.rewritten.check("api").passed and report.ok
 
 
 @pytest.mark.tf

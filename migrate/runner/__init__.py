@@ -61,7 +61,7 @@ after) and the originals of a rewrite are run and shown, not judged.
 """
 
 from .report import Check, Pair, ProgramReport, Report
-from .verify import VerifyOptions, verify, verify_rewrite
+from .verify import VerifyOptions, verify, verify_fixed, verify_rewrite
 
 __all__ = ["Check", "Pair", "ProgramReport", "Report", "VerifyOptions", "verify",
-           "verify_rewrite"]
+           "verify_fixed", "verify_rewrite"]

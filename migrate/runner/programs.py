@@ -21,6 +21,11 @@ class Program:
     mode: str  # protocol | script
     recipe: Optional[str] = None
     expected_failure: Optional[str] = None  # the recipe's before_fails, for a `before`
+    copy_of: Optional[Path] = None  # ``path`` is a temporary copy of this file's old text
+
+    @property
+    def label(self) -> str:
+        return f"{self.copy_of} ({self.role})" if self.copy_of else str(self.path)
 
     @property
     def case_key(self) -> Optional[str]:
