@@ -6,6 +6,7 @@ into as few verify calls as possible: each call imports TF once per worker."""
 
 from __future__ import annotations
 
+import ast
 import json
 import subprocess
 import sys
@@ -15,6 +16,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+import migrate.runner
 from migrate.runner import VerifyOptions, verify, verify_fixed, verify_rewrite
 from migrate.runner.api_check import check_source
 from migrate.runner.judge import equivalence, judge
@@ -224,6 +226,12 @@ def test_protocol_programs_are_told_from_plain_scripts(tmp_path):
     assert classify(paths["trains.py"]).mode == "protocol"
     assert classify(paths["numpy_accumulator.py"]).mode == "script"
     assert classify(paths["trains.py"]).role == "program"
+
+
+def test_child_code_is_python_38_syntax():
+    child = Path(migrate.runner.__file__).parent / "child"
+    for path in child.glob("*.py"):
+        ast.parse(path.read_text(), filename=str(path), feature_version=(3, 8))
 
 
 def test_verify_command_rejects_an_unknown_format(tmp_path):
