@@ -379,7 +379,12 @@ def remove_statement(stmt) -> None:
         head = head[: -len(indent)]
     before = head
     previous = preceding_leaf(stmt)
+    dangling = indent and indent_leaf is None and not stmt.prefix.endswith(indent)
     while previous is not None and previous.type == token.DEDENT:
+        if dangling and previous.prefix.endswith(indent):
+            # after a block, fissix keeps this line's indentation in the DEDENT
+            previous.prefix = previous.prefix[: -len(indent)]
+            dangling = False
         before = previous.prefix + before
         previous = preceding_leaf(previous)
     trailing = _take_trailing_prefix(stmt)

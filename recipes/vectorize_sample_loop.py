@@ -1,15 +1,19 @@
 """vectorize-sample-loop: a per-sample loop of layer calls becomes one batched call.
 
-What it does: a loop ``for j in range(batch):`` whose body is a pure chain of
-layer calls on one sample, ``inputs[j, ...]``, collected in a
-``tf.TensorArray`` (``buf = buf.write(j, value)``), is replaced by the same
-chain on the whole batch, ``inputs[:, ...]``: one layer call per position
-instead of one per sample and position. The chain may reshape the sample to a
-batch of one (``tf.reshape(x, [1, ...])`` becomes ``[-1, ...]``;
-``tf.expand_dims(x, 0)`` or ``x[None]`` are dropped), reshape a layer's output
-to its per-sample shape (``[d]`` becomes ``[-1, d]``), and call ``self.<layer>``.
-The TensorArray goes away and its ``.stack()`` reads become the batched tensor.
-This is the batching step of seed 000's fix.
+What it does: a loop ``for j in range(batch):`` over the samples (the bound
+is ``tf.shape(x)[0]``, ``x.shape[0]``, ``len(x)``, a name bound to one of
+those, or a name containing ``batch``) whose body is a pure chain of layer
+calls on one sample, ``inputs[j, ...]``, collected in a ``tf.TensorArray``
+(``buf = buf.write(j, value)``), is replaced by the same chain on the whole
+batch, ``inputs[:, ...]``: one layer call per position instead of one per
+sample and position. The chain may reshape the sample to a batch of one
+(``tf.reshape(x, [1, ...])`` becomes ``[-1, ...]``; ``tf.expand_dims(x, 0)``
+or ``x[None]`` are dropped), reshape a layer's output to its per-sample shape
+(``[d]`` becomes ``[-1, d]``), call ``self.<layer>``, and contain a loop over
+positions that fills a per-sample TensorArray; that array's ``stack()`` is
+then transposed so the batch axis comes first. The outer TensorArray goes
+away and its ``.stack()`` reads become the batched tensor. This is the
+batching step of seed 000's fix.
 
 Why: not a gradient bug; a Python loop over the batch multiplies the number
 of layer calls (and graph nodes under ``tf.function``) by the batch size, and
@@ -39,18 +43,23 @@ CAVEATS (why it is unsafe):
 - Only straight-line chains of assignments, ``self.<layer>(x)`` calls and
   ``tf.reshape`` / ``tf.expand_dims`` / ``tf.squeeze`` / ``x[None]`` are
   recognised; the loop variable may appear only as the first index of the
-  input and as the ``write`` index.
+  input and as the ``write`` index. A per-sample TensorArray filled by an
+  inner position loop needs its slot rank from a ``tf.reshape`` to transpose.
+- "Over the samples" is read from the loop bound; a name such as
+  ``batch_count`` that is not the batch size would fool it.
 """
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Tuple
+import textwrap
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Set
 
 from fissix.pgen2 import token
 
 from migrate.recipe import Recipe, propose
 from recipes._ast import (
-    call_parts, contains, is_name, is_sole_statement_on_line, module_aliases, name_reads,
+    bindings, call_parts, contains, is_name, is_sole_statement_on_line, module_aliases, name_reads,
     remove_statement, replace_statement, sequence_items, single_assignment, source, start,
     statement_of, subscript_parts, syms,
 )
@@ -59,18 +68,34 @@ ONE, BARE = "one", "bare"  # per-sample value with / without a leading batch-of-
 _NEWAXIS = ("None", "np.newaxis", "numpy.newaxis", "tf.newaxis")
 
 
+@dataclass(frozen=True)
+class Batched:
+    """A per-sample expression rewritten for the whole batch. ``kind`` says
+    how the per-sample value relates to the batched one: ONE (its leading 1
+    became the batch axis) or BARE (the batch axis was prepended); ``rank`` is
+    the per-sample rank when a reshape makes it known."""
+
+    text: str
+    kind: str
+    rank: Optional[int] = None
+
+
 class Chain:
     """Rewrites per-sample expressions of one loop body into batched ones."""
 
     def __init__(self, index: str, tensorflow: set):
         self.index = index
         self.tensorflow = tensorflow
-        self.kinds: Dict[str, str] = {}
+        self.tf = "tf" if "tf" in tensorflow else min(tensorflow)
+        self.values: Dict[str, Batched] = {}
+        self.arrays: Dict[str, Optional[int]] = {}  # per-sample TensorArray -> slot rank
+        self.loop_indices: Set[str] = set()
 
-    def batched(self, expr) -> Optional[Tuple[str, str]]:
-        """(batched source, kind) of a per-sample expression; None if not a chain."""
+    def batched(self, expr) -> Optional[Batched]:
+        """The batched form of a per-sample expression; None if not a chain."""
         if is_name(expr):
-            return (expr.value, self.kinds[expr.value]) if expr.value in self.kinds else None
+            known = self.values.get(expr.value)
+            return Batched(expr.value, known.kind, known.rank) if known else None
         sample = self._sample(expr)
         if sample is not None:
             return sample
@@ -79,19 +104,24 @@ class Chain:
             return self._call(*parts)
         return self._subscript(expr)
 
-    def _sample(self, expr):
-        """``inputs[j, rest]`` -> ``inputs[:, rest]``; ``inputs[j]`` -> ``inputs``."""
+    def _sample(self, expr) -> Optional[Batched]:
+        """``inputs[j, rest]`` -> ``inputs[:, rest]``, ``inputs[j]`` -> ``inputs``;
+        and an index into a per-sample value, ``sample[i]`` -> ``sample[:, i]``."""
         parts = subscript_parts(expr)
-        if not parts or not is_name(parts[1][0], self.index) or parts[0] in self.kinds:
+        if not parts:
             return None
-        rest = parts[1][1:]
-        if any(self._mentions_chain(r) for r in rest):
+        name, index = parts
+        if name in self.values:
+            if self.values[name].kind != BARE or any(self._mentions_chain(c) for c in index):
+                return None
+            return Batched(f"{name}[:, {', '.join(source(c) for c in index)}]", BARE)
+        if not is_name(index[0], self.index) or any(self._mentions_chain(c) for c in index[1:]):
             return None
-        if not rest:
-            return parts[0], BARE
-        return f"{parts[0]}[:, {', '.join(source(r) for r in rest)}]", BARE
+        if len(index) == 1:
+            return Batched(name, BARE)
+        return Batched(f"{name}[:, {', '.join(source(c) for c in index[1:])}]", BARE)
 
-    def _call(self, callee: str, positional: List, keywords: Dict):
+    def _call(self, callee: str, positional: List, keywords: Dict) -> Optional[Batched]:
         head, _, attr = callee.rpartition(".")
         if not positional:
             return None
@@ -99,30 +129,27 @@ class Chain:
         if inner is None or any(self._mentions_chain(a) for a in positional[1:]) \
                 or any(self._mentions_chain(v) for v in keywords.values()):
             return None
-        text, kind = inner
         if head in self.tensorflow and attr == "reshape" and len(positional) == 2 and not keywords:
             items = sequence_items(positional[1])
-            if not items:
+            if not items or source(items[0]) == "-1":
                 return None
-            first = source(items[0])
             shape = [source(i) for i in items]
-            if first == "1":
-                return f"{callee}({text}, [{', '.join(['-1'] + shape[1:])}])", ONE
-            if first == "-1":
-                return None
-            return f"{callee}({text}, [{', '.join(['-1'] + shape)}])", BARE
+            if shape[0] == "1":
+                return Batched(f"{callee}({inner.text}, [{', '.join(['-1'] + shape[1:])}])",
+                               ONE, len(shape))
+            return Batched(f"{callee}({inner.text}, [{', '.join(['-1'] + shape)}])", BARE, len(shape))
         if head in self.tensorflow and attr in ("expand_dims", "squeeze"):
             axis = keywords.get("axis", positional[1] if len(positional) > 1 else None)
             wanted = BARE if attr == "expand_dims" else ONE
-            if axis is None or source(axis) != "0" or kind != wanted:
+            if axis is None or source(axis) != "0" or inner.kind != wanted:
                 return None
-            return text, ONE if attr == "expand_dims" else BARE
-        if head == "self" and len(positional) == 1 and kind == ONE:
+            return Batched(inner.text, ONE if attr == "expand_dims" else BARE)
+        if head == "self" and len(positional) == 1 and inner.kind == ONE:
             extra = "".join(f", {k}={source(v)}" for k, v in keywords.items())
-            return f"{callee}({text}{extra})", ONE
+            return Batched(f"{callee}({inner.text}{extra})", ONE)
         return None
 
-    def _subscript(self, expr):
+    def _subscript(self, expr) -> Optional[Batched]:
         """``x[None]`` (adds the batch-of-one axis) and ``x[0]`` (drops it)."""
         if expr.type != syms.power or len(expr.children) < 2:
             return None
@@ -134,17 +161,16 @@ class Chain:
         inner = self.batched(base if len(base.children) > 1 else base.children[0])
         if inner is None:
             return None
-        text, kind = inner
         index = source(trailer.children[1])
-        if index in _NEWAXIS and kind == BARE:
-            return text, ONE
-        if index == "0" and kind == ONE:
-            return text, BARE
+        if index in _NEWAXIS and inner.kind == BARE:
+            return Batched(inner.text, ONE)
+        if index == "0" and inner.kind == ONE:
+            return Batched(inner.text, BARE)
         return None
 
     def _mentions_chain(self, node) -> bool:
-        return any(is_name(leaf) and (leaf.value in self.kinds or leaf.value == self.index)
-                   for leaf in node.leaves())
+        names = set(self.values) | set(self.arrays) | {self.index}
+        return any(is_name(leaf) and leaf.value in names for leaf in node.leaves())
 
 
 def _tensor_array(stmt, tensorflow) -> Optional[str]:
@@ -175,12 +201,20 @@ def _write_of(stmt, buffer: str, index: str):
 
 def _stack_reads(function, buffer: str, loop, creation) -> Optional[List]:
     """``buffer.stack()`` nodes after the loop; None when the buffer is used
-    any other way."""
-    reads = []
+    any other way. Once ``buf = buf.stack()`` rebinds the name, later reads
+    are of the stacked tensor and need nothing."""
+    reads, restacked = [], None
     for leaf in name_reads(function, buffer):
         if contains(creation, leaf) or contains(loop, leaf):
             continue
+        if restacked is not None and start(leaf) >= restacked:
+            continue
         power = leaf.parent
+        if power.type == syms.expr_stmt and power.children[0] is leaf \
+                and source(power.children[-1]) == f"{buffer}.stack()":
+            reads.append(power.children[-1])
+            restacked = start(power.children[-1])
+            continue
         if start(leaf) < start(loop) or power.type != syms.power or len(power.children) < 3 \
                 or source(power.children[1]) != ".stack" or source(power.children[2]) != "()":
             return None
@@ -189,46 +223,32 @@ def _stack_reads(function, buffer: str, loop, creation) -> Optional[List]:
 
 
 def _match(loop, function, tensorflow):
-    """(creation, body rewrite text, stack reads) when ``loop`` is a vectorizable
-    per-sample loop."""
-    if not is_name(loop.children[1]) or len(loop.children) != 6:
+    """(creation, batched source, stack reads, buffer) when ``loop`` is a
+    vectorizable per-sample loop."""
+    header = _range_loop(loop)
+    if header is None or not _is_batch_size(header[1], bindings(function)):
         return None
-    iterable = call_parts(loop.children[3])
-    if not iterable or iterable[0] != "range" or len(iterable[1]) != 1:
-        return None
-    index = loop.children[1].value
-    body = [c for c in loop.children[5].children if c.type not in (token.NEWLINE, token.INDENT, token.DEDENT)]
+    index = header[0]
+    body = _statements(loop.children[5])
     if not body or loop.parent.type != syms.suite:
         return None
-    siblings = [c for c in loop.parent.children if c.type not in (token.NEWLINE, token.INDENT, token.DEDENT)]
-    earlier = siblings[: siblings.index(loop)]
+    earlier = _statements(loop.parent)
+    earlier = earlier[: earlier.index(loop)]
     buffers = {_tensor_array(s, tensorflow): s for s in earlier}
-    chain = Chain(index, tensorflow)
-    lines = []
-    for stmt in body[:-1]:
-        if stmt.type != syms.simple_stmt or not is_sole_statement_on_line(stmt.children[0]):
-            return None
-        parts = single_assignment(stmt.children[0])
-        if not parts or not is_name(parts[0]) or parts[0].value == index:
-            return None
-        result = chain.batched(parts[1])
-        if result is None:
-            return None
-        chain.kinds[parts[0].value] = result[1]
-        lines.append(_with_comments(stmt, f"{parts[0].value} = {result[0]}"))
-    last = body[-1]
-    buffer = next((b for b in buffers if b and _write_of(last, b, index) is not None), None)
+    buffer = next((b for b in buffers if b and _write_of(body[-1], b, index) is not None), None)
     if buffer is None:
         return None
-    stored = chain.batched(_write_of(last, buffer, index))
+    chain = Chain(index, tensorflow)
+    lines = _batch_statements(body[:-1], chain)
+    stored = chain.batched(_write_of(body[-1], buffer, index)) if lines is not None else None
     if stored is None:
         return None
-    text, kind = stored
-    if kind == ONE:  # each slot kept its batch-of-one axis
-        tf = "tf" if "tf" in tensorflow else min(tensorflow)
-        text = f"{tf}.expand_dims({text}, 1)"
-    lines.append(_with_comments(last, f"{buffer} = {text}"))
-    if any(leaf.value in chain.kinds for leaf in _after(function, loop)):
+    text = stored.text
+    if stored.kind == ONE:  # each slot kept its batch-of-one axis
+        text = f"{chain.tf}.expand_dims({text}, 1)"
+    lines.append(_with_comments(body[-1], f"{buffer} = {text}"))
+    local = set(chain.values) | set(chain.arrays) | chain.loop_indices
+    if any(leaf.value in local for leaf in _after(function, loop)):
         return None  # a per-sample intermediate is read after the loop
     reads = _stack_reads(function, buffer, loop, buffers[buffer])
     if reads is None:
@@ -236,12 +256,103 @@ def _match(loop, function, tensorflow):
     return buffers[buffer], "".join(lines), reads, buffer
 
 
+def _range_loop(loop):
+    """(index name, bound node) of ``for index in range(bound):`` without else."""
+    if loop.type != syms.for_stmt or not is_name(loop.children[1]) or len(loop.children) != 6:
+        return None
+    iterable = call_parts(loop.children[3])
+    if not iterable or iterable[0] != "range" or len(iterable[1]) != 1 or iterable[2]:
+        return None
+    return loop.children[1].value, iterable[1][0]
+
+
+def _is_batch_size(bound, bound_names, depth: int = 0) -> bool:
+    """``tf.shape(x)[0]``, ``x.shape[0]``, ``len(x)``, a name bound to one of
+    those, or a name that says ``batch``: the loop runs over samples."""
+    if is_name(bound):
+        values = bound_names.get(bound.value, [])
+        if "batch" in bound.value.lower():
+            return True
+        return len(values) == 1 and depth < 3 and _is_batch_size(values[0], bound_names, depth + 1)
+    call = call_parts(bound)
+    if call:
+        return call[0] == "len"
+    text = source(bound).replace(" ", "")
+    return text.endswith("[0]") and (".shape(" in text or text.startswith("shape(")
+                                     or text[:-3].endswith(".shape"))
+
+
+def _statements(suite) -> List:
+    return [c for c in suite.children if c.type not in (token.NEWLINE, token.INDENT, token.DEDENT)]
+
+
+def _batch_statements(stmts, chain: "Chain", inner: Optional[str] = None) -> Optional[List[str]]:
+    """Batched source for per-sample statements: chain assignments, a
+    per-sample TensorArray filled by an inner position loop, and its stack
+    (transposed so the batch axis comes first). None when not a pure chain."""
+    lines = []
+    for stmt in stmts:
+        if stmt.type == syms.for_stmt and inner is None:
+            block = _batch_position_loop(stmt, chain)
+            if block is None:
+                return None
+            lines.append(block)
+            continue
+        if stmt.type != syms.simple_stmt or not is_sole_statement_on_line(stmt.children[0]):
+            return None
+        parts = single_assignment(stmt.children[0])
+        if not parts or not is_name(parts[0]) or parts[0].value in chain.loop_indices | {chain.index}:
+            return None
+        name, value = parts[0].value, parts[1]
+        if inner is None and _tensor_array(stmt, chain.tensorflow) == name \
+                and not chain._mentions_chain(value):
+            chain.arrays[name] = None
+            code = f"{name} = {source(value)}"
+        elif inner is not None and name in chain.arrays and _write_of(stmt, name, inner) is not None:
+            written = chain.batched(_write_of(stmt, name, inner))
+            if written is None or written.kind != BARE or written.rank is None:
+                return None
+            chain.arrays[name] = written.rank
+            code = f"{name} = {name}.write({inner}, {written.text})"
+        elif inner is None and chain.arrays.get(name) and source(value) == f"{name}.stack()":
+            rank = chain.arrays.pop(name)
+            perm = [1, 0] + list(range(2, rank + 2))
+            chain.values[name] = Batched(name, BARE, rank + 1)
+            code = f"{name} = {chain.tf}.transpose({name}.stack(), perm={perm})"
+        else:
+            result = chain.batched(value)
+            if result is None:
+                return None
+            chain.values[name] = result
+            code = f"{name} = {result.text}"
+        lines.append(_with_comments(stmt, code))
+    return lines
+
+
+def _batch_position_loop(loop, chain: "Chain") -> Optional[str]:
+    """A loop over positions inside the per-sample loop, batched statement by
+    statement (its bound must not depend on the sample)."""
+    header = _range_loop(loop)
+    if header is None or chain._mentions_chain(header[1]):
+        return None
+    index, bound = header
+    chain.loop_indices.add(index)
+    lines = _batch_statements(_statements(loop.children[5]), chain, inner=index)
+    if lines is None:
+        return None
+    suite = loop.children[5]
+    trailing = suite.children[0].prefix.rstrip() if suite.children[0].type == token.NEWLINE else ""
+    head = _with_comments(loop, f"for {index} in range({source(bound)}):{trailing}")
+    return head + "".join(textwrap.indent(line, "    ") for line in lines)
+
+
 def _with_comments(stmt, code: str) -> str:
     """``code`` with the comment lines before ``stmt`` and its trailing comment."""
     holder = stmt.prev_sibling if stmt.prev_sibling is not None \
         and stmt.prev_sibling.type == token.INDENT else stmt
     comments = "".join(line.strip() + "\n" for line in holder.prefix.splitlines() if line.strip())
-    trailing = stmt.children[-1].prefix.rstrip() if stmt.children[-1].type == token.NEWLINE else ""
+    last = stmt.children[-1]
+    trailing = last.prefix.rstrip() if stmt.type == syms.simple_stmt and last.type == token.NEWLINE else ""
     return f"{comments}{code}{trailing}\n"
 
 

@@ -413,6 +413,44 @@ def test_anything_but_a_pure_chain_stays(lines):
     assert fixed(source, VS) == dedent(source)
 
 
+def test_a_loop_over_positions_is_not_a_sample_loop():
+    source = """
+        import tensorflow as tf
+
+        def call(self, x):
+            steps = x.shape[1]
+            codes = tf.TensorArray(tf.float32, size=steps)
+            for t in range(steps):
+                codes = codes.write(t, tf.reshape(self.enc(tf.reshape(x[t], [1, 4])), [2]))
+            return codes.stack()
+        """
+    assert fixed(source, VS) == dedent(source)
+
+
+def test_the_seed_through_every_seed000_recipe_is_the_seeds_fixed_code():
+    before = (FIXTURES / "numpy-accumulator" / "seed_hierarchical.before.py").read_text()
+    result = transform(before, "seed.py", Options(tuple(resolve([NA, UM, VS])), unsafe_fixes=True))
+    assert not result.errors
+    call = result.output[result.output.index("    def call(self, batch_inputs):"):
+                         result.output.index("def training_case")]
+    assert textwrap.dedent(call) == textwrap.dedent("""\
+            def call(self, batch_inputs):
+                batch_size = tf.shape(batch_inputs)[0]
+                seq_len = batch_inputs.shape[1]
+                inputs = batch_inputs
+                temp = tf.TensorArray(tf.float32, size=seq_len)
+                for i in range(seq_len):  # one 7x7 patch at a time
+                    inp = tf.reshape(inputs[:, i], [-1, 7, 7, 1])
+                    temp = temp.write(i, tf.reshape(self.local(inp), [-1, self.local_out_dim]))
+                temp = tf.transpose(temp.stack(), perm=[1, 0, 2])
+                seqinp = tf.reshape(temp, [-1, seq_len, self.local_out_dim])
+                batch_output = tf.reshape(self.pred(seqinp), [-1, seq_len, 49])
+                return batch_output
+
+
+        """)
+
+
 # --- the seed, end to end (TensorFlow) ----------------------------------------
 
 @pytest.mark.tf
