@@ -106,17 +106,23 @@ class Worker:
         except ProcessLookupError:
             pass  # already gone
         self._proc.wait()
+        try:
+            self._proc.stdin.close()
+        except BrokenPipeError:
+            pass  # unflushed bytes to a dead process
         self._stderr.close()
 
     def close(self) -> None:
         """Let the worker finish: EOF on its stdin ends its loop."""
-        if self._proc.poll() is None:
+        try:
             self._proc.stdin.close()
-            try:
-                self._proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.kill()
-                return
+        except BrokenPipeError:
+            pass  # it is already gone
+        try:
+            self._proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            return
         self._stderr.close()
 
 

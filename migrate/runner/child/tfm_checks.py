@@ -9,6 +9,7 @@ Runs in the child: Python 3.8 and TF 2.3 compatible (no newer syntax or APIs).
 
 from __future__ import annotations
 
+import os
 import re
 import traceback
 
@@ -26,7 +27,8 @@ def result(name, passed, summary, numbers=None, details=None, error=None):
 
 
 _RAISED = re.compile(r"^\s*([A-Za-z_][\w.]*(?:Error|Exception|Exit)): (.*)$")
-_FILE_LINE = re.compile(r'File "([^"]+)", line (\d+)')
+# where autograph says the user's code was: TF >= 2.4 `File "f.py", line 3`, TF 2.3 `f.py:3 fn`
+_FILE_LINE = re.compile(r'File "([^"]+)", line (\d+)|^\s*(\S+\.py):(\d+) ', re.MULTILINE)
 
 
 def describe_error(err, program_path):
@@ -43,9 +45,9 @@ def describe_error(err, program_path):
     for frame in traceback.extract_tb(err.__traceback__):
         if frame.filename == program_path:
             where = "%s:%d" % (frame.filename, frame.lineno)
-    for filename, line in _FILE_LINE.findall(text):
-        if filename == program_path:
-            where = "%s:%s" % (filename, line)
+    for quoted, line, bare, bare_line in _FILE_LINE.findall(text):
+        if os.path.normpath(quoted or bare) == program_path:
+            where = "%s:%s" % (program_path, line or bare_line)
     return message + (" (at %s)" % where if where else "")
 
 
