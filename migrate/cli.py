@@ -20,6 +20,7 @@ from .cache import default_dir as default_cache_dir
 from .discovery import discover
 from .engine import Options, transform
 from .result import Status
+from .runner.command import verify_command
 from .shard import BadSelection, Shard, read_file_list
 
 app = typer.Typer(
@@ -285,6 +286,9 @@ def explain(recipe_id: str = typer.Argument(..., help="A recipe id from `tf-migr
     if recipe is None:
         raise _fail(f"unknown recipe id {recipe_id!r} (see `tf-migrate list`)")
     render(out, recipe)
+
+
+app.command("verify")(verify_command)
 
 
 def main() -> None:
