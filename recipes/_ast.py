@@ -144,10 +144,30 @@ def name_reads(scope, name: str) -> List[Leaf]:
 
 # --- imports ---------------------------------------------------------------
 
+_STATEMENT_CONTAINERS = (
+    syms.file_input, syms.suite, syms.simple_stmt, syms.if_stmt, syms.try_stmt, syms.with_stmt,
+    syms.for_stmt, syms.while_stmt, syms.funcdef, syms.classdef, syms.decorated,
+    syms.async_stmt, syms.async_funcdef,
+)
+
+
+def import_statements(root) -> List:
+    """Every ``import``/``from ... import`` node, found without walking into
+    expressions (cheap on large files)."""
+    found, stack = [], [root]
+    while stack:
+        node = stack.pop()
+        if node.type in (syms.import_name, syms.import_from):
+            found.append(node)
+        elif node.type in _STATEMENT_CONTAINERS:
+            stack.extend(reversed(node.children))
+    return found
+
+
 def module_aliases(root, module: str) -> Set[str]:
     """Local names bound to ``module`` by ``import module [as x]``."""
     aliases = set()
-    for node in root.pre_order():
+    for node in import_statements(root):
         if node.type == syms.import_name:
             target = node.children[1]
             items = target.children if target.type == syms.dotted_as_names else [target]
@@ -162,7 +182,7 @@ def module_aliases(root, module: str) -> Set[str]:
 def imported_names(root, module: str) -> Dict[str, str]:
     """local name -> original name for ``from module import a [as b]``."""
     names = {}
-    for node in root.pre_order():
+    for node in import_statements(root):
         if node.type != syms.import_from or dotted_name_text(node.children[1]) != module:
             continue
         for child in node.children[3:]:

@@ -66,7 +66,7 @@ from migrate.recipe import Recipe, propose
 from recipes._ast import (
     add_import, bindings, call_parts, contains, dotted_name, enclosing, imported_names,
     insert_after, is_call, is_full_slice, is_name, is_sole_statement_on_line, module_aliases,
-    name_reads, parse_expression, scope_nodes, sequence_items, single_assignment, source,
+    name_reads, parse_expression, sequence_items, source,
     start, statement_of, subscript_parts, syms,
 )
 
@@ -167,9 +167,11 @@ class Analysis:
         self.function = function
         self.imports = imports
         self.bound = bindings(function)
+        self.methods = _methods_of(enclosing(function, syms.classdef))
         self.buffers = self._buffers()
         self.tensor_names: Set[str] = set()
-        self._settle_tensor_names()
+        if self.buffers:
+            self._settle_tensor_names()
 
     def _buffers(self) -> List[Buffer]:
         found = []
@@ -208,8 +210,9 @@ class Analysis:
                 return True
             if is_call(node):
                 head = node.children[0]
-                if is_name(head, "self") and len(node.children) >= 3:
-                    return True
+                if is_name(head, "self") and len(node.children) == 3 \
+                        and node.children[1].children[-1].value not in self.methods:
+                    return True  # a layer attribute called: self.local(x)
                 name = call_parts(node)
                 if name and self.imports.is_tensorflow_call(name[0]):
                     return True
@@ -229,6 +232,17 @@ class Analysis:
     @staticmethod
     def _value_of(write):
         return write.children[-1]
+
+
+def _methods_of(classdef) -> Set[str]:
+    """Names of the methods a class defines (``self.name(...)`` calls them,
+    not a layer)."""
+    if classdef is None:
+        return set()
+    suite = classdef.children[-1]
+    return {c.children[1].value for c in suite.children if c.type == syms.funcdef} | \
+        {c.children[-1].children[1].value for c in suite.children
+         if c.type == syms.decorated and c.children[-1].type == syms.funcdef}
 
 
 def _calls_method(expr, methods) -> bool:

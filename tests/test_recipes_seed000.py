@@ -111,6 +111,26 @@ def test_buffers_that_receive_no_tensor_are_left_alone(value):
     assert result.diagnostics == []
 
 
+def test_a_method_of_the_class_is_not_a_layer_call():
+    source = """
+        import numpy as np
+        import tensorflow as tf
+
+        class Augment:
+            def transform(self, x):
+                return x[::-1]
+
+            def batch(self, xs):
+                out = np.zeros((len(xs), 3))
+                for i in range(len(xs)):
+                    out[i] = self.transform(xs[i])
+                return out
+        """
+    result = run(source, NA)
+    assert result.output == dedent(source)
+    assert result.diagnostics == []
+
+
 def test_module_level_buffer_is_left_alone():
     source = """
         import numpy as np
