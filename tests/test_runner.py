@@ -258,7 +258,7 @@ def batch(tmp_path_factory, other_python):
     order = ["numpy_accumulator.py", "hang.py", "trains.py", "crash.py", "graph_error.py",
              "ig_complete.py", "ig_incomplete.py"]
     report = verify([paths[name] for name in order],
-                    VerifyOptions(timeout=15, python=str(other_python)))
+                    VerifyOptions(timeout=10, python=str(other_python)))
     by_name = {Path(p.path).name: p for p in report.programs}
     return paths, report, by_name
 
@@ -280,7 +280,7 @@ def test_plain_script_names_the_tape_gradient_call_that_returned_none(batch):
 def test_a_hang_and_a_crash_are_reported_and_the_others_still_run(batch):
     _, report, by_name = batch
     assert by_name["hang.py"].status == "timeout" and not by_name["hang.py"].ok
-    assert "15 s" in by_name["hang.py"].message
+    assert "10 s" in by_name["hang.py"].message
     assert by_name["crash.py"].status == "crashed"
     assert "exit code 3" in by_name["crash.py"].message
     assert [p.status for p in report.programs].count("ran") == 5

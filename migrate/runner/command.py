@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import List, Optional
+from typing import List, Optional, Sequence, Tuple
 
 import typer
 from rich.console import Console
 
 from .render import render, to_json
-from .verify import VerifyOptions, verify
+from .verify import VerifyOptions, verify, verify_fixed
 
 
 def verify_command(
@@ -46,3 +46,14 @@ def verify_command(
         width = None if sys.stdout.isatty() else 140
         render(report, Console(highlight=False, soft_wrap=True, width=width))
     raise typer.Exit(0 if report.ok else 1)
+
+
+def verify_written(files: Sequence[Tuple[Path, str]], console: Console) -> bool:
+    """For `fix --verify`: (path rewritten in place, its original text) pairs,
+    run and shown side by side; True when every rewrite passes."""
+    files = [(path, text) for path, text in files if Path(path).suffix == ".py"]
+    if not files:
+        return True
+    report = verify_fixed(files)
+    render(report, console)
+    return report.ok
