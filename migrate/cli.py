@@ -291,5 +291,15 @@ def explain(recipe_id: str = typer.Argument(..., help="A recipe id from `tf-migr
 app.command("verify")(verify_command)
 
 
+@app.command()
+def lsp() -> None:
+    """Run the Language Server on stdin/stdout (needs the `lsp` extra, see docs/editors.md)."""
+    try:
+        from .lsp import serve
+    except ModuleNotFoundError as error:
+        raise _fail(f"the language server needs {error.name}: pip install 'tf-migrate[lsp]'")
+    serve()
+
+
 def main() -> None:
     app()

@@ -1,0 +1,185 @@
+"""`tf-migrate lsp` in a real conversation: a subprocess speaking JSON-RPC
+over stdio with pygls' client: initialize, didOpen, publishDiagnostics,
+codeAction, apply the edit, the fixed document."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import Dict, List
+
+import pytest
+
+pytest.importorskip("pygls", reason="the lsp extra (pygls) is not installed")
+
+from lsprotocol import types  # noqa: E402
+from pygls.lsp.client import LanguageClient  # noqa: E402
+
+TESTS = Path(__file__).resolve().parent
+ROOT = TESTS.parent
+# The server process cannot see the toy_recipes fixture's monkeypatch, so this
+# bootstrap applies the same patch in the child before running `tf-migrate lsp`.
+TOY_SERVER = (
+    "import sys; sys.path.insert(0, {tests!r}); "
+    "from migrate import registry; from toy_recipes import ALL; "
+    "registry.all_recipes = lambda: dict(ALL); "
+    "sys.argv = ['tf-migrate', 'lsp']; from migrate.cli import main; main()"
+).format(tests=str(TESTS))
+
+
+def apply_text_edits(text: str, edits: List[types.TextEdit]) -> str:
+    """What an editor does with a WorkspaceEdit (UTF-16 positions, last edit first)."""
+    lines = text.splitlines(keepends=True) + [""]
+
+    def offset(position: types.Position) -> int:
+        line = lines[position.line]
+        utf16 = line.encode("utf-16-le")[:position.character * 2].decode("utf-16-le")
+        return sum(len(l) for l in lines[:position.line]) + len(utf16)
+
+    for edit in sorted(edits, key=lambda e: (e.range.start.line, e.range.start.character),
+                       reverse=True):
+        start, end = offset(edit.range.start), offset(edit.range.end)
+        text = text[:start] + edit.new_text + text[end:]
+    return text
+
+
+class Conversation:
+    """A started server plus the diagnostics it published, per document URI."""
+
+    def __init__(self, client: LanguageClient) -> None:
+        self.client = client
+        self.diagnostics: Dict[str, asyncio.Queue] = {}
+
+        @client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        def on_diagnostics(params: types.PublishDiagnosticsParams) -> None:
+            self.queue(params.uri).put_nowait(params.diagnostics)
+
+        @client.feature(types.WINDOW_LOG_MESSAGE)
+        def on_log(params) -> None:
+            pass
+
+    def queue(self, uri: str) -> asyncio.Queue:
+        return self.diagnostics.setdefault(uri, asyncio.Queue())
+
+    async def next_diagnostics(self, uri: str) -> List[types.Diagnostic]:
+        return await asyncio.wait_for(self.queue(uri).get(), timeout=60)
+
+    async def open(self, path: Path, text: str) -> str:
+        uri = path.as_uri()
+        self.client.text_document_did_open(types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)))
+        return uri
+
+    async def actions(self, uri: str, diagnostics: List[types.Diagnostic],
+                      only=None) -> List[types.CodeAction]:
+        whole = types.Range(start=types.Position(line=0, character=0),
+                            end=types.Position(line=10_000, character=0))
+        return await self.client.text_document_code_action_async(types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=diagnostics[0].range if diagnostics else whole,
+            context=types.CodeActionContext(diagnostics=diagnostics, only=only)))
+
+
+def converse(server_args: List[str], script) -> None:
+    """Start the server, initialize, run ``script(conversation)``, shut down."""
+
+    async def main() -> None:
+        client = LanguageClient("tf-migrate-test", "1")
+        conversation = Conversation(client)
+        await client.start_io(sys.executable, *server_args, cwd=str(ROOT))
+        try:
+            result = await asyncio.wait_for(client.initialize_async(types.InitializeParams(
+                capabilities=types.ClientCapabilities(), root_uri=None)), timeout=60)
+            provider = result.capabilities.code_action_provider
+            assert types.CodeActionKind.SourceFixAll in provider.code_action_kinds
+            client.initialized(types.InitializedParams())
+            await script(conversation)
+            await asyncio.wait_for(client.shutdown_async(None), timeout=30)
+            client.exit(None)
+        finally:
+            server = client._server  # pygls keeps the process private; a failed test must not hang
+            if server is not None and server.returncode is None:
+                server.kill()
+            await client.stop()
+
+    asyncio.run(main())
+
+
+BUFFER = "import x\n\ns = '😀'; a = old_api(1)\nb = risky(2)\n"
+
+
+def test_toy_conversation_diagnostics_quick_fixes_and_fix_all(tmp_path):
+    async def script(talk: Conversation) -> None:
+        path = tmp_path / "buf.py"
+        uri = await talk.open(path, BUFFER)
+        diagnostics = await talk.next_diagnostics(uri)
+        by_code = {d.code: d for d in diagnostics}
+        assert set(by_code) == {"toy-rename", "toy-risky"}
+        rename = by_code["toy-rename"]
+        # '😀' is two UTF-16 code units: old_api starts at code point 13, UTF-16 unit 14
+        assert (rename.range.start.line, rename.range.start.character) == (2, 14)
+        assert (rename.range.end.line, rename.range.end.character) == (2, 21)
+        assert rename.source == "tf-migrate" and "safe fix available" in rename.message
+
+        [fix] = [a for a in await talk.actions(uri, [by_code["toy-risky"]])
+                 if a.kind == types.CodeActionKind.QuickFix]
+        assert fix.title == "Fix toy-risky: risky() may change behaviour (unsafe fix)"
+        assert apply_text_edits(BUFFER, fix.edit.changes[uri]) == BUFFER.replace("risky", "safer")
+
+        [fix_all] = await talk.actions(uri, [], only=[types.CodeActionKind.SourceFixAll])
+        fixed = apply_text_edits(BUFFER, fix_all.edit.changes[uri])
+        assert fixed == BUFFER.replace("old_api", "new_api")  # safe only: risky() stays
+
+        talk.client.text_document_did_change(types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=fixed)]))
+        assert [d.code for d in await talk.next_diagnostics(uri)] == ["toy-risky"]
+
+    converse(["-c", TOY_SERVER], script)
+
+
+def test_config_next_to_the_document_applies(tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[tool.tf-migrate]\nignore = ["toy-risky"]\n')
+
+    async def script(talk: Conversation) -> None:
+        uri = await talk.open(tmp_path / "buf.py", BUFFER)
+        assert [d.code for d in await talk.next_diagnostics(uri)] == ["toy-rename"]
+
+    converse(["-c", TOY_SERVER], script)
+
+
+def _real_case():
+    """A real recipe's fixture whose `before` has exactly one fixable finding
+    (all recipes, each in isolation) and whose fix alone gives its `after`."""
+    from migrate import registry
+    from migrate.engine import Options, apply_edits, transform
+
+    recipes = tuple(registry.all_recipes().values())
+    for before in sorted((ROOT / "fixtures").glob("*/*.before.py")):
+        after = before.with_name(before.name.replace(".before.py", ".after.py"))
+        if not after.exists():
+            continue
+        text = before.read_text()
+        result = transform(text, str(before), Options(recipes, unsafe_fixes=True, isolated=True))
+        fixable = [d for d in result.diagnostics if d.fixable and d.fix]
+        if len(fixable) == 1 and apply_edits(text, fixable[0].fix) == after.read_text():
+            return before, after, fixable[0].recipe
+    return None
+
+
+def test_real_recipe_conversation(tmp_path):
+    case = _real_case()
+    if case is None:
+        pytest.skip("no real recipe fixture has exactly one fixable finding yet")
+    before, after, recipe = case
+
+    async def script(talk: Conversation) -> None:
+        text = before.read_text()
+        uri = await talk.open(tmp_path / before.name, text)
+        diagnostics = [d for d in await talk.next_diagnostics(uri) if d.code == recipe]
+        [fix] = [a for a in await talk.actions(uri, diagnostics)
+                 if a.kind == types.CodeActionKind.QuickFix and a.diagnostics[0].code == recipe]
+        assert apply_text_edits(text, fix.edit.changes[uri]) == after.read_text()
+
+    converse(["-m", "migrate", "lsp"], script)
