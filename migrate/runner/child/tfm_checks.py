@@ -26,6 +26,7 @@ def result(name, passed, summary, numbers=None, details=None, error=None):
             "numbers": numbers or {}, "details": details or {}, "error": error}
 
 
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _RAISED = re.compile(r"^\s*([A-Za-z_][\w.]*(?:Error|Exception|Exit)): (.*)$")
 # where autograph says the user's code was: TF >= 2.4 `File "f.py", line 3`, TF 2.3 `f.py:3 fn`
 _FILE_LINE = re.compile(r'File "([^"]+)", line (\d+)|^\s*(\S+\.py):(\d+) ', re.MULTILINE)
@@ -33,14 +34,20 @@ _FILE_LINE = re.compile(r'File "([^"]+)", line (\d+)|^\s*(\S+\.py):(\d+) ', re.M
 
 def describe_error(err, program_path):
     """'Type: message line (at file:line)', the line being the deepest one in
-    the program; autograph's "in user code:" wrapping is looked through."""
-    text = str(err).strip()
+    the program; the wrapping of autograph ("in user code:") and of Keras
+    ("Exception encountered when calling ...") is looked through."""
+    text = _ANSI.sub("", str(err)).strip()
     lines = text.splitlines()
     message = "%s: %s" % (type(err).__name__, lines[0] if lines else "")
-    for line in lines[1:]:
+    for index, line in enumerate(lines):
         match = _RAISED.match(line)
-        if match and not match.group(2).startswith("Exception encountered"):
-            message = "%s: %s" % (match.group(1), match.group(2).strip())
+        if not match:
+            continue
+        detail = match.group(2).strip()
+        if detail.startswith("Exception encountered"):
+            rest = [l.strip() for l in lines[index + 1:] if l.strip()]
+            detail = rest[0] if rest else detail
+        message = "%s: %s" % (match.group(1), detail)
     where = None
     for frame in traceback.extract_tb(err.__traceback__):
         if frame.filename == program_path:
