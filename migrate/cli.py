@@ -131,10 +131,13 @@ def _outcomes(run: Run) -> Iterator[batch.Outcome]:
 
 def _stdin_outcome(run: Run) -> batch.Outcome:
     name = run.stdin_name or Path("<stdin>")
+    raw = sys.stdin.buffer.read()
     try:
-        source = files.text_of(name, sys.stdin.buffer.read())
+        source = files.text_of(name, raw)
     except files.Unreadable as error:
-        return batch.Outcome(name, problem=str(error))
+        # keep the bytes (no text): `fix -` echoes them, so an editor filter never empties a buffer
+        undecoded = files.SourceFile(name, raw, "", "", False, "\n", 0o644, 0)
+        return batch.Outcome(name, source=undecoded, problem=str(error))
     result = transform(source.text, str(name), run.options)
     outcome = batch.Outcome(name, result, source)
     if result.status in (Status.SKIPPED, Status.FAILED):
@@ -180,6 +183,8 @@ def fix(
         if outcome.source is not None:
             sys.stdout.buffer.write(outcome.source.encode(text) if text is not None else outcome.source.raw)
         _report_findings(err, [outcome], only_pending=True)
+        if outcome.problem:
+            err.print(f"error: {outcome.problem}", markup=False, highlight=False)
         raise typer.Exit(_exit_code([outcome], bool(outcome.result and outcome.result.pending)))
     summary, outcomes = batch.Summary(), []
     for outcome in _outcomes(run):

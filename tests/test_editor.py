@@ -50,6 +50,14 @@ def test_fix_stdin_without_config_keeps_unsafe(toy_recipes, tmp_path):
     assert result.stdout == SOURCE.replace("old_api", "new_api")
 
 
+def test_fix_stdin_echoes_an_undecodable_buffer(toy_recipes):
+    """An editor filter replaces the buffer by stdout: it must never come back empty."""
+    raw = b"s = 'caf\xe9'\nold_api()\n"
+    result = runner.invoke(app, ["fix", "-", "--stdin-filename", "buf.py"], input=raw)
+    assert result.stdout_bytes == raw
+    assert result.exit_code == 2 and "buf.py: not valid utf-8" in result.stderr
+
+
 def test_check_json_validates_against_the_documented_schema(project):
     schema = json.loads(resources.files("migrate").joinpath("schemas/check.schema.json").read_text())
     jsonschema.Draft202012Validator.check_schema(schema)
