@@ -227,6 +227,8 @@ def _review_file(file: FileReview, reviewer: Reviewer) -> int:
         for hunk in hunks:
             number += 1
             show(reviewer.console, hunk, number, total)
+            if rest:
+                reviewer.console.print(Text(f"{'accepted' if rest == 'a' else 'rejected'} ({rest})", "dim"))
             answer = rest or reviewer.ask(hunk)
             if answer == "q":
                 raise Quit()

@@ -49,7 +49,8 @@ def test_accept_rest_and_skip_rest_of_file(tmp_path, toy_recipes):
     body = "old_api()\n\n\n\nrisky()\n"
     first.write_text(body)
     second.write_text(body)
-    fix_interactive(tmp_path, answers="a\nd\n")
+    result = fix_interactive(tmp_path, answers="a\nd\n")
+    assert result.stdout.count("accepted (a)") == 1 and result.stdout.count("rejected (d)") == 1
     assert first.read_text() == "new_api()\n\n\n\nsafer()\n"
     assert second.read_text() == body
 
