@@ -34,7 +34,7 @@ d - reject this and every remaining change in this file
 r - accept this and every remaining change of the same recipe (in all files)
 q - quit: files already reviewed are written, nothing else
 ? - show this help"""
-ANSWERS = "ynadrq?"
+ANSWERS = "ynadrq"
 
 
 class NoAnswers(Exception):
@@ -128,7 +128,7 @@ class Reviewer:
             answer = line.strip().lower()[:1]
             if not self.answers.isatty():
                 self.console.print(answer)
-            if answer and answer in ANSWERS and answer != "?":
+            if answer and answer in ANSWERS:
                 return answer
             self.console.print(HELP, markup=False)
 
@@ -138,7 +138,7 @@ def show(console: Console, hunk: Hunk, number: int, total: int) -> None:
     old = hunk.unit.source.splitlines(keepends=True)
     console.print()
     console.print(Text(f"{hunk.unit.label}:{hunk.start + 1}  (change {number}/{total})", "bold"))
-    for diag in hunk.diagnostics or []:
+    for diag in hunk.diagnostics:
         console.print(Text.assemble((diag.recipe, "bold magenta"), f" [{diag.safety}] ",
                                     diag.message))
     if not hunk.diagnostics:
@@ -161,7 +161,7 @@ def _visible(line: str) -> str:
 
 @dataclass
 class FileReview:
-    """One file's units, how to put accepted unit texts back into a file, and the result."""
+    """One file's outcome, its units, and how accepted unit texts become the file's text."""
 
     outcome: batch.Outcome
     units: List[Unit]
