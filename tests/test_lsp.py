@@ -136,7 +136,23 @@ def test_toy_conversation_diagnostics_quick_fixes_and_fix_all(tmp_path):
             content_changes=[types.TextDocumentContentChangeWholeDocument(text=fixed)]))
         assert [d.code for d in await talk.next_diagnostics(uri)] == ["toy-risky"]
 
+        talk.client.text_document_did_save(types.DidSaveTextDocumentParams(
+            text_document=types.TextDocumentIdentifier(uri=uri)))
+        assert [d.code for d in await talk.next_diagnostics(uri)] == ["toy-risky"]
+
     converse(["-c", TOY_SERVER], script)
+
+
+def test_without_pygls_the_command_says_what_to_install(monkeypatch):
+    from typer.testing import CliRunner
+
+    from migrate.cli import app
+
+    monkeypatch.delitem(sys.modules, "migrate.lsp", raising=False)
+    monkeypatch.setitem(sys.modules, "pygls.lsp.server", None)
+    result = CliRunner().invoke(app, ["lsp"])
+    assert result.exit_code == 2
+    assert "pip install 'tf-migrate[lsp]'" in result.stderr
 
 
 def test_config_next_to_the_document_applies(tmp_path):

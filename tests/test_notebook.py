@@ -147,3 +147,16 @@ def test_notebook_outcome_survives_pickling(notebook_path):
     copy = pickle.loads(pickle.dumps(outcome))
     assert copy.result.output == outcome.result.output
     assert copy.result.compose({}) == notebook_path.read_text()
+
+
+def test_sarif_and_github_name_the_notebook_and_cell(notebook_path, monkeypatch):
+    monkeypatch.chdir(notebook_path.parent)
+    sarif = json.loads(runner.invoke(app, ["check", "--format", "sarif", notebook_path.name]).stdout)
+    [first, second] = sarif["runs"][0]["results"]
+    location = first["locations"][0]["physicalLocation"]
+    assert location == {"artifactLocation": {"uri": "train.ipynb"}}
+    assert first["message"]["text"] == "cell 3, line 1: old_api is deprecated"
+    assert second["message"]["text"].startswith("cell 3, line 5: ")
+    github = runner.invoke(app, ["check", "--format", "github", notebook_path.name]).stdout
+    assert github.splitlines()[0] == ("::warning file=train.ipynb,title=toy-rename::"
+                                      "cell 3, line 1: old_api is deprecated [safe fix]")
