@@ -37,11 +37,12 @@ from .result import Diagnostic, SourceResult, Status
 MARK = "tf-migrate: masked IPython line"
 PYTHON_CELL_MAGICS = {"time", "timeit", "capture", "prun", "debug"}
 _ASSIGNED_MAGIC = re.compile(r"^[A-Za-z_][\w.]*(\s*,\s*[A-Za-z_][\w.]*)*\s*=\s*[%!]")
+_HELP = re.compile(r"^(\?{1,2}[\w.*]+|[\w.*]+\?{1,2})$")  # obj?  obj??  ?obj  np.*load*?
 
 
 def _is_ipython(stripped: str) -> bool:
     return (stripped.startswith(("%", "!", "?"))
-            or (stripped.endswith("?") and not stripped.startswith("#"))
+            or bool(_HELP.match(stripped))
             or bool(_ASSIGNED_MAGIC.match(stripped)))
 
 

@@ -128,6 +128,11 @@ def test_mask_parses_and_unmask_restores(source):
     assert unmask(masked.text, masked) == source
 
 
+def test_python_lines_ending_in_question_marks_are_examined():
+    source = "x = old_api()  # why?\ns = 'ok?'\nnp.*load*?\n"
+    assert mask(source).hidden == ("np.*load*?\n",)
+
+
 def test_cell_magic_with_foreign_body_is_not_python():
     assert mask(BASH_CELL) is None
 
