@@ -15,14 +15,16 @@ their lines and columns are relative to that cell's source.
 
 CAVEATS:
 - A recipe sees one cell at a time, not names defined in earlier cells.
-- A line starting with ``%`` inside an open bracket (a modulo continuation) is
-  taken for a magic; such a cell still parses, only that line is not examined.
+- A line is only taken for IPython syntax where a statement starts (not inside
+  brackets or strings); recognising ``x = !cmd`` and help lines is a heuristic.
 """
 
 from __future__ import annotations
 
 import copy
+import io
 import re
+import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
@@ -65,7 +67,7 @@ def mask(source: str) -> Optional[Masked]:
     continued_indent: Optional[str] = None
     for line in lines:
         stripped = line.strip()
-        if continued_indent is None and not _is_ipython(stripped):
+        if continued_indent is None and (not _is_ipython(stripped) or _inside_statement(out)):
             out.append(line)
             continue
         indent = continued_indent if continued_indent is not None else line[:len(line) - len(line.lstrip())]
@@ -74,6 +76,19 @@ def mask(source: str) -> Optional[Masked]:
         hidden.append(line)
         continued_indent = indent if stripped.endswith("\\") else None
     return Masked("".join(out), tuple(hidden))
+
+
+def _inside_statement(previous: List[str]) -> bool:
+    """Do the lines so far end inside brackets, a string or a backslash
+    continuation? Then a line starting with % is a modulo, not a magic."""
+    try:
+        for _ in tokenize.generate_tokens(io.StringIO("".join(previous)).readline):
+            pass
+    except tokenize.TokenError:
+        return True
+    except SyntaxError:  # not Python so far: the engine will say so
+        return False
+    return False
 
 
 def unmask(text: str, masked: Masked) -> Optional[str]:

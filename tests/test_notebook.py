@@ -133,6 +133,12 @@ def test_python_lines_ending_in_question_marks_are_examined():
     assert mask(source).hidden == ("np.*load*?\n",)
 
 
+def test_percent_inside_brackets_or_strings_is_python():
+    source = 'x = (a\n     % b)\ndoc = """\n%d items\n"""\n%time f()\n'
+    assert mask(source).hidden == ("%time f()\n",)
+    assert check_cell(source) is None
+
+
 def test_cell_magic_with_foreign_body_is_not_python():
     assert mask(BASH_CELL) is None
 
