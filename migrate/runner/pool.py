@@ -53,6 +53,7 @@ class Worker:
         self.keras = keras
         self._stderr = tempfile.TemporaryFile()
         self._stderr_mark = 0  # where the current program's stderr starts
+        self._jobs = 0
         self._proc = subprocess.Popen(
             [python, str(WORKER_SCRIPT)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=self._stderr, env=worker_env(keras, seed), text=True, encoding="utf-8",
@@ -84,6 +85,8 @@ class Worker:
         return json.loads(line)
 
     def run(self, job: dict, timeout: float) -> dict:
+        self._jobs += 1
+        job = dict(job, id=self._jobs)
         self._stderr.seek(0, os.SEEK_END)
         self._stderr_mark = self._stderr.tell()
         try:
@@ -91,7 +94,12 @@ class Worker:
             self._proc.stdin.flush()
         except BrokenPipeError:
             pass  # the worker is gone; _receive reports how it ended
-        return self._receive(timeout, "finish the program")
+        answer = self._receive(timeout, "finish the program")
+        if answer.get("id") != job["id"]:
+            self.kill()
+            raise WorkerFailed("crashed", f"the worker answered job {answer.get('id')} when "
+                                          f"asked job {job['id']}; killed")
+        return answer
 
     def stderr_tail(self) -> str:
         """The end of what the worker wrote to stderr since the current program began."""

@@ -53,7 +53,9 @@ def render(report: Report, console: Console) -> None:
         _render_programs(report, console)
     _render_reasons(report.programs, console)
     for problem in report.problems:
-        console.print(f"[red]{problem}[/red]")
+        console.print(Text(problem, style="red"))
+    for skipped in report.skipped:
+        console.print(Text(f"skipped {skipped}", style="dim"))
     _render_summary(report, console)
 
 

@@ -75,6 +75,7 @@ class Report:
     pairs: List[Pair] = field(default_factory=list)
     workers: List[WorkerInfo] = field(default_factory=list)
     problems: List[str] = field(default_factory=list)  # paths that could not be run at all
+    skipped: List[str] = field(default_factory=list)  # files verify does not run (notebooks)
     wall_seconds: float = 0.0
 
     @property
@@ -89,5 +90,6 @@ class Report:
                       for p in self.pairs],
             "workers": [asdict(w) for w in self.workers],
             "problems": self.problems,
+            "skipped": self.skipped,
             "wall_seconds": self.wall_seconds,
         }

@@ -54,7 +54,7 @@ def verify(paths: Sequence[Path], options: VerifyOptions = VerifyOptions()) -> R
         if path.suffix == ".py":
             programs.append(classify(path))
         else:
-            report.problems.append(f"{path}: verify runs Python files only")
+            report.skipped.append(f"{path}: verify runs Python files only")
     return _run(programs, options, report, _fixture_pairs(programs))
 
 
@@ -135,7 +135,7 @@ def _run_one(session: Session, program: Program, keras: str,
              options: VerifyOptions) -> ProgramReport:
     result = ProgramReport(program.label, program.role, keras, "ran", program.recipe,
                            program.expected_failure)
-    job = {"id": 0, "path": str(program.path.resolve()), "mode": program.mode,
+    job = {"path": str(program.path.resolve()), "mode": program.mode,
            "seed": options.seed}
     try:
         answer = session.run(job, options.timeout)

@@ -88,6 +88,15 @@ def keras_name(tf):
     return "tf.keras %s (Keras 2)" % getattr(tf.keras, "__version__", "?")
 
 
+def reset_state(tf):
+    """Undo what a previous program may have switched globally."""
+    tf.keras.backend.clear_session()
+    tf.keras.backend.set_floatx("float32")
+    run_eagerly = getattr(tf.config, "run_functions_eagerly", None)  # TF >= 2.3
+    if run_eagerly is not None:
+        run_eagerly(False)
+
+
 def reseed(tf, seed):
     random.seed(seed)
     import numpy as np
@@ -115,7 +124,7 @@ class Worker(object):
         sys.argv = [path]
         output = Tail()
         started = time.perf_counter()
-        self.tf.keras.backend.clear_session()
+        reset_state(self.tf)
         reseed(self.tf, seed)
         self.probe.begin()
         outputs = None
