@@ -1,5 +1,5 @@
-"""`fix --interactive`: review each hunk of each file's final diff before it
-lands. Answers come line by line from stdin, so a terminal and a pipe
+"""`fix --interactive`: review each change of each file's final diff before
+it lands (a change is a hunk, or the hunks one finding's fix spans). Answers come line by line from stdin, so a terminal and a pipe
 (`printf 'y\\nn\\n' | tf-migrate fix -i ...`) work alike.
 
 A file's accepted hunks are applied to its original text (a rejected hunk
@@ -93,6 +93,35 @@ def _overlapping(hunk: Hunk, diagnostics: List[Diagnostic]) -> List[Diagnostic]:
     return [d for d in diagnostics if d.fix and any(touches(e) for e in d.fix)]
 
 
+@dataclass
+class Change:
+    """What one answer decides: every hunk one finding's fix spans (half a fix
+    would parse and still be wrong, e.g. a call rewritten without its import),
+    or a hunk no finding explains."""
+
+    hunks: List[Hunk]
+
+    @property
+    def diagnostics(self) -> List[Diagnostic]:
+        unique = {id(d): d for hunk in self.hunks for d in hunk.diagnostics}
+        return list(unique.values())
+
+    @property
+    def recipes(self) -> FrozenSet[str]:
+        return frozenset(d.recipe for d in self.diagnostics)
+
+
+def changes_of(unit: Unit) -> List[Change]:
+    """The unit's hunks grouped by the findings they share, in line order."""
+    groups: List[List[Hunk]] = []
+    for hunk in hunks_of(unit):
+        mine = {id(d) for d in hunk.diagnostics}
+        joined = [g for g in groups if any(id(d) in mine for h in g for d in h.diagnostics)]
+        groups = [g for g in groups if g not in joined]
+        groups.append(sorted([hunk, *(h for g in joined for h in g)], key=lambda h: h.start))
+    return sorted((Change(g) for g in groups), key=lambda c: c.hunks[0].start)
+
+
 def compose(unit: Unit, accepted: Iterable[Hunk]) -> str:
     """The unit's source with only the ``accepted`` hunks applied."""
     lines = unit.source.splitlines(keepends=True)
@@ -110,10 +139,10 @@ class Reviewer:
     recipes_accepted: Set[FrozenSet[str]] = field(default_factory=set)
     asked: int = 0
 
-    def ask(self, hunk: Hunk) -> str:
-        """One answer letter for ``hunk`` (auto 'y' when its recipe was accepted with r)."""
-        if hunk.recipes and any(hunk.recipes <= chosen for chosen in self.recipes_accepted):
-            self.console.print(Text(f"accepted ({', '.join(sorted(hunk.recipes))}: r)", "dim"))
+    def ask(self, change: Change) -> str:
+        """One answer letter for ``change`` (auto 'y' when its recipe was accepted with r)."""
+        if change.recipes and any(change.recipes <= chosen for chosen in self.recipes_accepted):
+            self.console.print(Text(f"accepted ({', '.join(sorted(change.recipes))}: r)", "dim"))
             return "y"
         while True:
             self.console.print(Text("Apply this change? [y,n,a,d,r,q,?] ", "bold blue"), end="")
@@ -133,16 +162,24 @@ class Reviewer:
             self.console.print(HELP, markup=False)
 
 
-def show(console: Console, hunk: Hunk, number: int, total: int) -> None:
-    """The hunk's header (where, which recipe, why) and its coloured diff."""
-    old = hunk.unit.source.splitlines(keepends=True)
+def show(console: Console, change: Change, number: int, total: int) -> None:
+    """The change's header (where, which recipe, why) and its coloured diff."""
+    first = change.hunks[0]
     console.print()
-    console.print(Text(f"{hunk.unit.label}:{hunk.start + 1}  (change {number}/{total})", "bold"))
-    for diag in hunk.diagnostics:
+    console.print(Text(f"{first.unit.label}:{first.start + 1}  (change {number}/{total})", "bold"))
+    for diag in change.diagnostics:
         console.print(Text.assemble((diag.recipe, "bold magenta"), f" [{diag.safety}] ",
                                     diag.message))
-    if not hunk.diagnostics:
+    if not change.diagnostics:
         console.print(Text("(no finding overlaps this change)", "dim"))
+    for hunk in change.hunks:
+        if len(change.hunks) > 1:
+            console.print(Text(f"@@ line {hunk.start + 1}", "cyan"))
+        console.print(_diff(hunk), end="")
+
+
+def _diff(hunk: Hunk) -> Text:
+    old = hunk.unit.source.splitlines(keepends=True)
     body = Text()
     for line in old[max(0, hunk.start - CONTEXT):hunk.start]:
         body.append(" " + _visible(line), "dim")
@@ -152,7 +189,7 @@ def show(console: Console, hunk: Hunk, number: int, total: int) -> None:
         body.append("+" + _visible(line), "green")
     for line in old[hunk.end:hunk.end + CONTEXT]:
         body.append(" " + _visible(line), "dim")
-    console.print(body, end="")
+    return body
 
 
 def _visible(line: str) -> str:
@@ -216,28 +253,28 @@ def review(paths: Iterable[Path], options: Options, console: Console,
 
 
 def _review_file(file: FileReview, reviewer: Reviewer) -> int:
-    """Ask about each hunk, then write the accepted ones (if they still parse);
-    returns how many hunks were declined."""
-    per_unit = [(unit, hunks_of(unit)) for unit in file.units]
-    total = sum(len(h) for _, h in per_unit)
+    """Ask about each change, then write the accepted ones (if they still parse);
+    returns how many changes were declined."""
+    per_unit = [(unit, changes_of(unit)) for unit in file.units]
+    total = sum(len(c) for _, c in per_unit)
     number, declined, rest = 0, 0, None  # rest: 'a' or 'd' answered for this file
     accepted: dict = {}
-    for unit, hunks in per_unit:
+    for unit, changes in per_unit:
         accepted[unit.label] = []
-        for hunk in hunks:
+        for change in changes:
             number += 1
-            show(reviewer.console, hunk, number, total)
+            show(reviewer.console, change, number, total)
             if rest:
                 reviewer.console.print(Text(f"{'accepted' if rest == 'a' else 'rejected'} ({rest})", "dim"))
-            answer = rest or reviewer.ask(hunk)
+            answer = rest or reviewer.ask(change)
             if answer == "q":
                 raise Quit()
             if answer in "ad":
                 rest = answer
             if answer == "r":
-                reviewer.recipes_accepted.add(hunk.recipes)
+                reviewer.recipes_accepted.add(change.recipes)
             if answer in "yar":
-                accepted[unit.label].append(hunk)
+                accepted[unit.label].extend(change.hunks)
             else:
                 declined += 1
     _write(file, [compose(unit, accepted[unit.label]) for unit in file.units],

@@ -43,6 +43,19 @@ def test_recipe_answer_accepts_that_recipe_everywhere_and_nothing_else(tmp_path,
     assert result.stdout.count("accepted (toy-rename: r)") == 3
 
 
+@pytest.mark.parametrize("answer", ["y", "n"])
+def test_hunks_of_one_finding_are_one_question(tmp_path, toy_recipes, answer):
+    """The import a fix adds at the top and the call it rewrites land together or not at all."""
+    target = tmp_path / "a.py"
+    source = "x = 1\n\n\n\n\ny = make_ones()\n"
+    target.write_text(source)
+    result = fix_interactive(target, answers=f"{answer}\n")
+    assert result.stdout.count("Apply this change?") == 1
+    assert "@@ line 1" in result.stdout and "@@ line 6" in result.stdout
+    expected = "import numpy\nx = 1\n\n\n\n\ny = numpy.ones()\n" if answer == "y" else source
+    assert target.read_text() == expected
+
+
 def test_accept_rest_and_skip_rest_of_file(tmp_path, toy_recipes):
     first = tmp_path / "a.py"
     second = tmp_path / "b.py"

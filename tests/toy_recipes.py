@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fissix.fixer_util import Name
+from fissix.fixer_util import Name, touch_import
 
 from migrate.recipe import Recipe, propose
 
@@ -43,4 +43,17 @@ REPORT = Recipe(id="toy-report", summary="reports legacy_api() without a fix", s
                 query=lambda q: q.select("power< name='legacy_api' trailer< '(' any* ')' > >")
                 .modify(_report), tokens=("legacy_api",))
 
-ALL = {r.id: r for r in (RENAME, RISKY, BROKEN, CRASH, REPORT)}
+
+
+def _with_import(node, capture, filename):
+    name = capture["name"]
+    if propose(name, "make_ones() is numpy.ones()"):
+        name.replace(Name("numpy.ones", prefix=name.prefix))
+        touch_import(None, "numpy", node)
+
+
+IMPORT = Recipe(id="toy-import", summary="make_ones() becomes numpy.ones() plus an import",
+                safety="safe", query=lambda q: q.select("power< name='make_ones' trailer< '(' ')' > >")
+                .modify(_with_import), tokens=("make_ones",))
+
+ALL = {r.id: r for r in (RENAME, RISKY, BROKEN, CRASH, REPORT, IMPORT)}
