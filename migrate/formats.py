@@ -39,7 +39,7 @@ def render(name: str, outcomes: List[Outcome]) -> str:
     raise ValueError(f"unknown format {name!r}")
 
 
-def _tool_version() -> str:
+def tool_version() -> str:
     try:
         return version("tf-migrate")
     except PackageNotFoundError:
@@ -129,7 +129,7 @@ def to_sarif(outcomes: Iterable[Outcome]) -> dict:
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
         "runs": [{
-            "tool": {"driver": {"name": "tf-migrate", "version": _tool_version(),
+            "tool": {"driver": {"name": "tf-migrate", "version": tool_version(),
                                 "informationUri": INFORMATION_URI, "rules": rules}},
             "invocations": [{"executionSuccessful": not notifications,
                              "toolExecutionNotifications": notifications}],

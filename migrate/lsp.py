@@ -25,19 +25,11 @@ from pygls.workspace.position_codec import ServerTextPosition, ServerTextRange
 
 from . import config, registry
 from .engine import Options, transform
+from .formats import tool_version
 from .result import Diagnostic, SourceResult
 
 SOURCE = "tf-migrate"
 FIX_ALL = types.CodeActionKind.SourceFixAll
-
-
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("tf-migrate")
-    except PackageNotFoundError:
-        return "0+unknown"
 
 
 class ConfigProblem(Exception):
@@ -143,7 +135,7 @@ def _wants(kind: str, only: Optional[List[str]]) -> bool:
 
 def build() -> LanguageServer:
     """The server with its features registered (start it with ``start_io``)."""
-    server = LanguageServer("tf-migrate", _version(),
+    server = LanguageServer("tf-migrate", tool_version(),
                             text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
     published: Dict[str, int] = {}
 
