@@ -25,7 +25,6 @@ from .result import Diagnostic, Edit
 
 NAMES = ("text", "json", "sarif", "github")
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
-INFORMATION_URI = "https://github.com/tf-migrate/tf-migrate"
 
 
 def render(name: str, outcomes: List[Outcome]) -> str:
@@ -129,8 +128,7 @@ def to_sarif(outcomes: Iterable[Outcome]) -> dict:
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
         "runs": [{
-            "tool": {"driver": {"name": "tf-migrate", "version": tool_version(),
-                                "informationUri": INFORMATION_URI, "rules": rules}},
+            "tool": {"driver": {"name": "tf-migrate", "version": tool_version(), "rules": rules}},
             "invocations": [{"executionSuccessful": not notifications,
                              "toolExecutionNotifications": notifications}],
             "columnKind": "unicodeCodePoints",
