@@ -41,6 +41,22 @@ PROGRAMS = {
         grads = tape.gradient(loss, layer.trainable_variables)  # BUG-LINE
         print("gradients:", grads)
     ''',
+    "traced_none.py": '''
+        import tensorflow as tf
+
+        used = tf.Variable(1.0)
+        unused = tf.Variable(2.0)
+
+
+        @tf.function
+        def step(x):
+            with tf.GradientTape() as tape:
+                loss = used * x
+            return tape.gradient(loss, [used, unused])  # TRACED-LINE
+
+
+        step(tf.constant(3.0))
+    ''',
     "hang.py": '''
         import tensorflow as tf
 
@@ -255,7 +271,7 @@ def other_python(tmp_path_factory) -> Path:
 def batch(tmp_path_factory, other_python):
     """One verify call over every program, under the second interpreter."""
     paths = write_programs(tmp_path_factory.mktemp("programs"), list(PROGRAMS))
-    order = ["numpy_accumulator.py", "hang.py", "trains.py", "crash.py", "graph_error.py",
+    order = ["numpy_accumulator.py", "traced_none.py", "hang.py", "trains.py", "crash.py", "graph_error.py",
              "ig_complete.py", "ig_incomplete.py"]
     report = verify([paths[name] for name in order],
                     VerifyOptions(timeout=10, python=str(other_python)))
@@ -277,13 +293,22 @@ def test_plain_script_names_the_tape_gradient_call_that_returned_none(batch):
 
 
 @pytest.mark.tf
+def test_a_none_inside_tf_function_is_mapped_back_to_the_program_line(batch):
+    paths, _, by_name = batch
+    [call] = by_name["traced_none.py"].check("dynamic").details["none_calls"]
+    assert call["line"] == line_of(paths["traced_none.py"], "TRACED-LINE")
+    assert call["function"] == "step"
+    assert not call["entirely"] and call["none_sources"] == ["Variable:0"]
+
+
+@pytest.mark.tf
 def test_a_hang_and_a_crash_are_reported_and_the_others_still_run(batch):
     _, report, by_name = batch
     assert by_name["hang.py"].status == "timeout" and not by_name["hang.py"].ok
     assert "10 s" in by_name["hang.py"].message
     assert by_name["crash.py"].status == "crashed"
     assert "exit code 3" in by_name["crash.py"].message
-    assert [p.status for p in report.programs].count("ran") == 5
+    assert [p.status for p in report.programs].count("ran") == 6
     assert by_name["trains.py"].ok and by_name["ig_complete.py"].ok
     assert len(report.workers) == 3  # the first, one after the hang, one after the crash
 

@@ -144,9 +144,12 @@ def _autograph_origin(frame):
 
 
 def _is_generated(filename):
-    """Autograph's output: __autograph_generated_*.py (TF 2.3: tmpXXXX.py in the temp dir)."""
-    return "__autograph_generated" in filename or os.path.basename(filename).startswith("tmp") \
-        and filename.startswith(_TEMP)
+    """Autograph's output: __autograph_generated_file*.py; TF 2.3: tmpXXXX.py
+    right in the temp dir."""
+    if "__autograph_generated" in filename:
+        return True
+    directory, name = os.path.split(filename)
+    return directory == _TEMP and name.startswith("tmp") and name.endswith(".py")
 
 
 def _order(entry):
