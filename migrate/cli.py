@@ -138,7 +138,12 @@ def _stdin_outcome(run: Run) -> batch.Outcome:
         # keep the bytes (no text): `fix -` echoes them, so an editor filter never empties a buffer
         undecoded = files.SourceFile(name, raw, "", "", False, "\n", 0o644, 0)
         return batch.Outcome(name, source=undecoded, problem=str(error))
-    result = transform(source.text, str(name), run.options)
+    if name.suffix == ".ipynb":
+        from .notebook import transform_notebook
+
+        result = transform_notebook(source.text, str(name), run.options)
+    else:
+        result = transform(source.text, str(name), run.options)
     outcome = batch.Outcome(name, result, source)
     if result.status in (Status.SKIPPED, Status.FAILED):
         outcome.problem = f"{name}: {result.reason}"

@@ -171,3 +171,12 @@ def test_sarif_and_github_name_the_notebook_and_cell(notebook_path, monkeypatch)
     github = runner.invoke(app, ["check", "--format", "github", notebook_path.name]).stdout
     assert github.splitlines()[0] == ("::warning file=train.ipynb,title=toy-rename::"
                                       "cell 3, line 1: old_api is deprecated [safe fix]")
+
+
+def test_stdin_with_a_notebook_filename_is_a_notebook(toy_recipes):
+    text = make_notebook("!ls\nold_api()")
+    result = runner.invoke(app, ["fix", "-", "--stdin-filename", "nb.ipynb"], input=text)
+    cells = json.loads(result.stdout)["cells"]
+    assert "".join(cells[1]["source"]) == "!ls\nnew_api()" and result.exit_code == 0
+    check = runner.invoke(app, ["check", "-", "--stdin-filename", "nb.ipynb"], input=text)
+    assert "nb.ipynb:cell 2:2:1: toy-rename" in check.stdout
