@@ -20,7 +20,7 @@ from .cache import default_dir as default_cache_dir
 from .discovery import discover
 from .engine import Options, transform
 from .result import Status
-from .runner.command import verify_command
+from .runner.command import verify_command, verify_written
 from .shard import BadSelection, Shard, read_file_list
 
 app = typer.Typer(
@@ -172,6 +172,9 @@ def fix(
     cache_dir: Optional[Path] = CACHE_DIR,
     interactive: bool = typer.Option(False, "--interactive", "-i",
                                      help="Review each change (y/n/a/d/r/q/?; answers from stdin)."),
+    verify: bool = typer.Option(False, "--verify",
+                                help="Then run each rewritten .py file and its original in TensorFlow "
+                                     "(see `verify`); exit 1 if a rewrite fails."),
 ) -> None:
     """Rewrite files in place with the safe fixes (and unsafe ones with --unsafe-fixes)."""
     run = _prepare(paths, select, ignore, exclude, unsafe_fixes, target_index, stdin_filename,
@@ -199,7 +202,10 @@ def fix(
     _report_findings(out, outcomes, only_pending=True)
     output.print_summary(err, summary, "fixed")
     pending = any(o.result and o.result.pending for o in outcomes)
-    raise typer.Exit(_exit_code(outcomes, pending))
+    code = _exit_code(outcomes, pending)
+    if verify and not verify_written([(o.path, o.result.source) for o in outcomes if o.written], out):
+        code = max(code, 1)
+    raise typer.Exit(code)
 
 
 @app.command()

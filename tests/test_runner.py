@@ -389,6 +389,20 @@ def test_verify_fixed_runs_the_original_text_under_the_real_name(tmp_path):
 
 
 @pytest.mark.tf
+@pytest.mark.skipif(not any(c.after for c in all_cases()), reason="no fixture pair yet")
+def test_fix_verify_shows_the_fixture_before_and_its_rewrite(tmp_path):
+    from migrate.cli import app
+
+    case = next(c for c in all_cases() if c.after)
+    target = tmp_path / case.before.name
+    target.write_text(case.before.read_text())
+    result = CliRunner().invoke(app, ["fix", str(target), "--unsafe-fixes", "--verify"])
+    assert result.exit_code == 0, result.output
+    assert "original vs rewritten" in result.output
+    assert target.read_text() != case.before.read_text()
+
+
+@pytest.mark.tf
 def test_cli_verify_exit_codes_and_json(tmp_path):
     from migrate.cli import app
 
