@@ -249,6 +249,7 @@ def _checked(outcome: Outcome) -> Outcome:
 class Summary:
     scanned: int = 0
     changed: int = 0
+    flagged: int = 0  # files with at least one finding
     skipped: int = 0
     findings: Counter = field(default_factory=Counter)
     problems: List[str] = field(default_factory=list)
@@ -260,5 +261,6 @@ class Summary:
         if outcome.failed:
             self.skipped += 1
             self.problems.append(outcome.problem or f"{outcome.path}: {outcome.status.value}")
-        if outcome.result:
+        if outcome.result and outcome.result.diagnostics:
+            self.flagged += 1
             self.findings.update(d.recipe for d in outcome.result.diagnostics)

@@ -200,7 +200,7 @@ def fix(
         summary.add(outcome)
         outcomes.append(outcome)
     _report_findings(out, outcomes, only_pending=True)
-    output.print_summary(err, summary, "fixed")
+    output.print_summary(err, summary, "fixed", summary.changed)
     pending = any(o.result and o.result.pending for o in outcomes)
     code = _exit_code(outcomes, pending)
     if verify and not verify_written([(o.path, o.result.source) for o in outcomes if o.written], out):
@@ -235,7 +235,7 @@ def diff(
         summary.add(outcome)
         if not run.reads_stdin:
             outcomes.append(outcome)
-    output.print_summary(err, summary, "would change")
+    output.print_summary(err, summary, "would change", summary.changed)
     raise typer.Exit(_exit_code(outcomes, any(o.result and o.result.changed for o in outcomes)))
 
 
@@ -270,7 +270,7 @@ def check(
         summary = batch.Summary()
         for outcome in outcomes:
             summary.add(outcome)
-        output.print_summary(err, summary, "with findings")
+        output.print_summary(err, summary, "with findings", summary.flagged)
     findings = any(o.result and o.result.diagnostics for o in outcomes)
     raise typer.Exit(_exit_code(outcomes, findings))
 

@@ -324,7 +324,7 @@ def command(paths: List[Path], exclude: List[str], options: Options, console: Co
         summary.add(outcome)
         for diag in outcome.result.pending if outcome.result else []:
             console.print(output.finding_line(diag), markup=False, highlight=False)
-    output.print_summary(errors, summary, "with changes reviewed")
+    output.print_summary(errors, summary, "with changes reviewed", summary.changed)
     if found.problems or any(o.failed for o in session.outcomes):
         return 2
     pending = any(o.result and o.result.pending for o in session.outcomes)

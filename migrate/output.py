@@ -65,12 +65,13 @@ def to_json(outcomes: Iterable[Outcome]) -> str:
                       indent=2)
 
 
-def print_summary(console: Console, summary: Summary, verb: str) -> None:
-    """Files scanned / changed / skipped and findings per recipe, on stderr."""
+def print_summary(console: Console, summary: Summary, verb: str, count: int) -> None:
+    """Files scanned / ``count`` files that ``verb`` / skipped and findings
+    per recipe, on stderr."""
     for problem in summary.problems:
         console.print(Text.assemble(("error: ", "red"), problem))
     console.print(
-        f"{summary.scanned} file(s) scanned, {summary.changed} {verb}, "
+        f"{summary.scanned} file(s) scanned, {count} {verb}, "
         f"{summary.skipped} could not be processed", highlight=False)
     if summary.findings:
         table = Table("recipe", "findings", box=None, pad_edge=False)

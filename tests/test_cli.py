@@ -40,7 +40,7 @@ def test_check_reports_finding_and_names_bad_files(tree):
     assert f"{tree / 'fixable.py'}:3:5: toy-rename old_api is deprecated [safe fix]" in result.stdout
     assert "posonly.py: fissix cannot parse positional-only parameters" in result.stderr
     assert "latin.py: not valid utf-8 (byte 0xe9" in result.stderr
-    assert "4 file(s) scanned" in result.stderr
+    assert "4 file(s) scanned, 1 with findings, 2 could not be processed" in result.stderr
     assert snapshot(tree) == before
 
 
