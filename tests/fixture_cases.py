@@ -3,12 +3,16 @@ parametrizes over them (one source of truth, as in Fixit's VALID/INVALID)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
+# A before whose after needs more than its folder's recipe (a seed program
+# with several bugs) names them all in a comment among its first lines.
+_HEADER = re.compile(r"^#\s*tf-migrate fixture:\s*recipes\s*=\s*(?P<ids>.+)$", re.M)
 
 
 @dataclass(frozen=True)
@@ -21,6 +25,15 @@ class Case:
     @property
     def id(self) -> str:
         return f"{self.recipe}/{self.name}"
+
+    @property
+    def recipes(self) -> Tuple[str, ...]:
+        """The recipes the golden test applies: the folder's, plus any the
+        before's header names (``# tf-migrate fixture: recipes = a, b``)."""
+        head = "\n".join(self.before.read_text().splitlines()[:10])
+        match = _HEADER.search(head)
+        named = [i.strip() for i in match.group("ids").split(",")] if match else []
+        return tuple(dict.fromkeys([self.recipe, *named]))
 
 
 def all_cases() -> List[Case]:

@@ -13,8 +13,8 @@ from fixture_cases import FIXTURES, all_cases
 CASES = all_cases()
 
 
-def _fix(source: str, recipe: str, path: str) -> str:
-    result = transform(source, path, Options(tuple(resolve([recipe])), unsafe_fixes=True))
+def _fix(source: str, recipes, path: str) -> str:
+    result = transform(source, path, Options(tuple(resolve(recipes)), unsafe_fixes=True))
     assert result.status in (Status.CHANGED, Status.UNCHANGED), result.reason
     assert check_output(result.output, path) is None
     return result.output
@@ -24,13 +24,13 @@ def _fix(source: str, recipe: str, path: str) -> str:
 def test_before_rewrites_to_after(case):
     source = case.before.read_text()
     expected = case.after.read_text() if case.after else source
-    assert _fix(source, case.recipe, str(case.before)) == expected
+    assert _fix(source, case.recipes, str(case.before)) == expected
 
 
 @pytest.mark.parametrize("case", [c for c in CASES if c.after], ids=lambda c: c.id)
 def test_after_is_a_fixpoint(case):
     after = case.after.read_text()
-    assert _fix(after, case.recipe, str(case.after)) == after
+    assert _fix(after, case.recipes, str(case.after)) == after
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
