@@ -37,6 +37,8 @@ CAVEATS:
   rebind them; an in-place change of a NumPy alphas array is not seen.
 - A hoisted expression is evaluated once instead of several times; only
   subscripts, arithmetic and non-random ``tf.*``/``np.*`` calls are hoisted.
+- Only ``with ...GradientTape(...) as name:`` with a single item is
+  recognised.
 """
 
 from __future__ import annotations

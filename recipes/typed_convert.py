@@ -35,6 +35,8 @@ CAVEATS:
   with a NumPy warning instead of TensorFlow's silent one.
 - A name whose binding depends on a branch, a loop or a parameter is not
   provable; the fix is then unsafe.
+- Only calls spelled through the module (``tf.cast``, ``tensorflow.cast``)
+  are recognised, not ``from tensorflow import cast``.
 """
 
 from __future__ import annotations
