@@ -301,7 +301,7 @@ def explain(recipe_id: str = typer.Argument(..., help="A recipe id from `tf-migr
     recipe = registry.all_recipes().get(recipe_id)
     if recipe is None:
         raise _fail(f"unknown recipe id {recipe_id!r} (see `tf-migrate list`)")
-    render(out, recipe)
+    render(Console(highlight=False), recipe)
 
 
 app.command("verify")(verify_command)

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Optional, Tuple
 
 from rich.console import Console
-from rich.markdown import Markdown
 from rich.syntax import Syntax
 
 from .recipe import Recipe
@@ -17,8 +16,11 @@ FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
 
 def example(recipe: Recipe) -> Optional[Tuple[Path, Path]]:
-    """The recipe's first before/after pair (sorted by case name)."""
-    for before in sorted((FIXTURES / recipe.id).glob("*.before.py")):
+    """The recipe's seed program pair (a case named ``seed*``) when it has
+    one, else its first before/after pair by name."""
+    befores = sorted((FIXTURES / recipe.id).glob("*.before.py"),
+                     key=lambda p: (not p.name.startswith("seed"), p.name))
+    for before in befores:
         after = before.with_name(before.name.replace(".before.py", ".after.py"))
         if after.exists():
             return before, after
@@ -28,7 +30,7 @@ def example(recipe: Recipe) -> Optional[Tuple[Path, Path]]:
 def render(console: Console, recipe: Recipe) -> None:
     console.print(f"[bold]{recipe.id}[/bold] ({recipe.safety}): {recipe.summary}")
     console.print()
-    console.print(Markdown(recipe.doc or "(no documentation)"))
+    console.print(recipe.doc or "(no documentation)", markup=False, highlight=False)
     pair = example(recipe)
     if pair is None:
         console.print(f"\n(no fixtures found under {FIXTURES / recipe.id})")
