@@ -127,9 +127,10 @@ def transform(source: str, path: str, options: Options) -> SourceResult:
 def _transform(source: str, path: str, options: Options) -> SourceResult:
     candidates = [r for r in options.recipes if wants(r, source)]
     text, had_newline = _with_final_newline(source)
+    trees = _Trees()
     if candidates:
         try:
-            parse(text)
+            trees.keep(text, parse(text))
         except _Unparsable as err:
             return SourceResult(path, Status.SKIPPED, source, source, reason=str(err))
     result = SourceResult(path, Status.UNCHANGED, source, source)
@@ -138,10 +139,10 @@ def _transform(source: str, path: str, options: Options) -> SourceResult:
 
     if options.isolated:
         for recipe in candidates:
-            _run_to_fixpoint(text, path, [recipe], options, result)
+            _run_to_fixpoint(text, path, [recipe], options, result, trees)
         final = text
     else:
-        final = _run_to_fixpoint(text, path, candidates, options, result)
+        final = _run_to_fixpoint(text, path, candidates, options, result, trees)
 
     result.output = final if had_newline else final[:-1]
     if result.errors:
@@ -158,15 +159,32 @@ def _with_final_newline(source: str) -> Tuple[str, bool]:
     return source + "\n", False
 
 
+class _Trees:
+    """The last parse, handed to the next recipe while the text is the same
+    and no fix was applied to it (recipes propose before they mutate): a
+    clean file is parsed once, not once per recipe."""
+
+    def __init__(self) -> None:
+        self.text: Optional[str] = None
+        self.tree: Optional[pytree.Node] = None
+
+    def take(self, text: str) -> pytree.Node:
+        tree, self.tree = self.tree, None
+        return tree if tree is not None and self.text == text else parse(text)
+
+    def keep(self, text: str, tree: pytree.Node) -> None:
+        self.text, self.tree = text, tree
+
+
 def _run_to_fixpoint(text: str, path: str, recipes: Sequence[Recipe], options: Options,
-                     result: SourceResult) -> str:
+                     result: SourceResult, trees: _Trees) -> str:
     """Apply ``recipes`` in order until nothing changes; diagnostics of the
     first pass are kept, later passes only add findings on new lines."""
     seen = set()
     for _ in range(MAX_PASSES):
         before = text
         for recipe in recipes:
-            text = _run_recipe(recipe, text, path, options, result, seen)
+            text = _run_recipe(recipe, text, path, options, result, seen, trees)
         if text == before:
             break
     else:
@@ -175,12 +193,12 @@ def _run_to_fixpoint(text: str, path: str, recipes: Sequence[Recipe], options: O
 
 
 def _run_recipe(recipe: Recipe, text: str, path: str, options: Options,
-                result: SourceResult, seen: set) -> str:
+                result: SourceResult, seen: set, trees: _Trees) -> str:
     ctx = PassContext(recipe, text.splitlines(), options.unsafe_fixes, options.apply,
                       dict(options.recipe_options))
     token = running(ctx)
     try:
-        tree = parse(text)
+        tree = trees.take(text)
         _tool(recipe).refactor_tree(tree, path)
         new_text = str(tree)
     except Exception as err:  # a recipe bug must not take the batch down
@@ -188,6 +206,8 @@ def _run_recipe(recipe: Recipe, text: str, path: str, options: Options,
         return text
     finally:
         stop_running(token)
+    if new_text == text and not any(p.applied for p in ctx.proposals):
+        trees.keep(text, tree)
 
     if new_text != text:
         problem = check_output(new_text, path)
