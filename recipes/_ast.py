@@ -234,6 +234,7 @@ def enclosing(node, *types):
 
 
 def enclosing_function(node):
+    """The funcdef around ``node``; None at module level."""
     return enclosing(node, syms.funcdef)
 
 
@@ -300,6 +301,7 @@ def start(node) -> Tuple[int, int]:
 
 
 def contains(outer, inner) -> bool:
+    """Is ``inner`` ``outer`` or inside it?"""
     node = inner
     while node is not None:
         if node is outer:

@@ -191,7 +191,7 @@ class Analysis:
                 if any(self.is_tensor(v) for v in values):
                     self.tensor_names.add(name)
             for buffer in self.buffers:
-                if any(self.is_tensor(self._value_of(w)) for w in self._writes(buffer)):
+                if any(self.is_tensor(w.children[-1]) for w in self.writes(buffer)):
                     self.tensor_names.add(buffer.name)
             if self.tensor_names == before:
                 return
@@ -218,7 +218,7 @@ class Analysis:
                     return True
         return False
 
-    def _writes(self, buffer: Buffer) -> List:
+    def writes(self, buffer: Buffer) -> List:
         """expr_stmts ``buf[...] = value`` in this function."""
         writes = []
         for leaf in name_reads(self.function, buffer.name):
@@ -228,10 +228,6 @@ class Analysis:
                     and statement.type == syms.expr_stmt and statement.children[0] is target):
                 writes.append(statement)
         return writes
-
-    @staticmethod
-    def _value_of(write):
-        return write.children[-1]
 
 
 def _methods_of(classdef) -> Set[str]:
@@ -263,7 +259,7 @@ def _is_variable(leaf) -> bool:
 def _examine(buffer: Buffer, analysis: Analysis) -> bool:
     """Fill in the write, loop and reads of ``buffer``; False when it receives
     no tensor (left alone). ``buffer.problem`` says why a fix is impossible."""
-    writes = analysis._writes(buffer)
+    writes = analysis.writes(buffer)
     tensor_writes = [w for w in writes if analysis.is_tensor(w.children[-1])]
     if not tensor_writes:
         return False

@@ -112,10 +112,10 @@ class Chain:
             return None
         name, index = parts
         if name in self.values:
-            if self.values[name].kind != BARE or any(self._mentions_chain(c) for c in index):
+            if self.values[name].kind != BARE or any(self.mentions_chain(c) for c in index):
                 return None
             return Batched(f"{name}[:, {', '.join(source(c) for c in index)}]", BARE)
-        if not is_name(index[0], self.index) or any(self._mentions_chain(c) for c in index[1:]):
+        if not is_name(index[0], self.index) or any(self.mentions_chain(c) for c in index[1:]):
             return None
         if len(index) == 1:
             return Batched(name, BARE)
@@ -126,8 +126,8 @@ class Chain:
         if not positional:
             return None
         inner = self.batched(positional[0])
-        if inner is None or any(self._mentions_chain(a) for a in positional[1:]) \
-                or any(self._mentions_chain(v) for v in keywords.values()):
+        if inner is None or any(self.mentions_chain(a) for a in positional[1:]) \
+                or any(self.mentions_chain(v) for v in keywords.values()):
             return None
         if head in self.tensorflow and attr == "reshape" and len(positional) == 2 and not keywords:
             items = sequence_items(positional[1])
@@ -168,7 +168,7 @@ class Chain:
             return Batched(inner.text, BARE)
         return None
 
-    def _mentions_chain(self, node) -> bool:
+    def mentions_chain(self, node) -> bool:
         names = set(self.values) | set(self.arrays) | {self.index}
         return any(is_name(leaf) and leaf.value in names for leaf in node.leaves())
 
@@ -305,7 +305,7 @@ def _batch_statements(stmts, chain: "Chain", inner: Optional[str] = None) -> Opt
             return None
         name, value = parts[0].value, parts[1]
         if inner is None and _tensor_array(stmt, chain.tensorflow) == name \
-                and not chain._mentions_chain(value):
+                and not chain.mentions_chain(value):
             chain.arrays[name] = None
             code = f"{name} = {source(value)}"
         elif inner is not None and name in chain.arrays and _write_of(stmt, name, inner) is not None:
@@ -333,7 +333,7 @@ def _batch_position_loop(loop, chain: "Chain") -> Optional[str]:
     """A loop over positions inside the per-sample loop, batched statement by
     statement (its bound must not depend on the sample)."""
     header = _range_loop(loop)
-    if header is None or chain._mentions_chain(header[1]):
+    if header is None or chain.mentions_chain(header[1]):
         return None
     index, bound = header
     chain.loop_indices.add(index)
