@@ -38,7 +38,8 @@ becomes::
 
 Left alone: buffers filled only with constants, NumPy values or ``.numpy()``
 results (a mask, preprocessing, gradients logged after the tape), and buffers
-outside any function.
+outside any function. The finding sits on the write line; put
+``# tf-migrate: ignore[numpy-accumulator]`` there to keep a buffer.
 
 CAVEATS:
 - Only one write statement per buffer, directly in a ``for ... in range(...)``
@@ -49,6 +50,9 @@ CAVEATS:
   ``stack()`` fail for a TensorArray: the loop must cover the whole axis.
 - A TensorArray holds one dtype: values are not cast unless ``dtype=`` says
   so, and integer or float64 layer outputs need an explicit ``dtype=``.
+- After the rewrite the buffer is a tensor: later NumPy-only use
+  (``buf.mean()``, ``buf.astype(...)``) is reported without a fix, but the
+  buffer passed to code that mutates it in place is not detected.
 - Broadcasting other than dropping leading 1s (a scalar filling a row) is not
   reproduced.
 - A loop over a tensor range under ``tf.function`` becomes a ``tf.while_loop``;
@@ -75,6 +79,7 @@ DTYPES = ("float16", "bfloat16", "float32", "float64", "int8", "int16", "int32",
           "uint8", "bool", "complex64", "complex128")
 _PY_DTYPES = {"float": "float64", "int": "int64", "bool": "bool", "complex": "complex128"}
 _TO_PYTHON = ("float", "int", "bool", "complex", "list", "str")
+_TENSOR_ATTRIBUTES = ("shape", "dtype", "ndim")
 
 
 @dataclass
@@ -326,10 +331,23 @@ def _classify_reads(buffer: Buffer, analysis: Analysis) -> None:
                 return
             buffer.slot_reads.append(read)
         elif start(leaf) > loop_start:
+            attribute = _numpy_attribute(leaf)
+            if attribute:
+                buffer.problem = f"`{buffer.name}.{attribute}` after the loop expects a NumPy array"
+                return
             buffer.read_after = True
         else:
             buffer.problem = f"`{source(statement_of(leaf))}` uses the buffer before it is filled"
             return
+
+
+def _numpy_attribute(leaf) -> Optional[str]:
+    """``mean`` for ``buf.mean``: an attribute a tensor may not have."""
+    after = leaf.next_sibling
+    if after is None or after.type != syms.trailer or after.children[0].type != token.DOT:
+        return None
+    attribute = after.children[1].value
+    return None if attribute in _TENSOR_ATTRIBUTES else attribute
 
 
 def _slot_read(leaf, buffer: Buffer):

@@ -244,6 +244,8 @@ def test_index_on_axis_two_transposes_back():
      "more than one statement"),
     ("for t in range(2):\n        buf[t] = self.dense(x)\n        y = buf",
      "uses the buffer inside the loop"),
+    ("for t in range(2):\n        buf[t] = self.dense(x)\n    print(buf.mean())",
+     "`buf.mean` after the loop expects a NumPy array"),
 ])
 def test_unsupported_shapes_are_reported_without_a_fix(body, reason):
     source = ("import numpy as np\nimport tensorflow as tf\n\n\ndef f(self, x):\n"
