@@ -1,0 +1,191 @@
+"""Time `tf-migrate check` against plain Bowler and tf_upgrade_v2, side by side,
+on the installed tf_keras sources (586 files) and on a copy of them in which
+every file is a candidate for every recipe (so every file is parsed).
+
+Measured, each in its own child process (wall time, peak RSS of the child
+and its workers via getrusage(RUSAGE_CHILDREN) in a wrapper process):
+- `tf-migrate check` cold (empty cache) and warm (same cache again);
+- `tf-migrate check --no-cache` with --jobs 1 and --jobs 2;
+- a plain Bowler query with the same recipes' queries (Query API, callables,
+  in-process, no prefilter), findings only, nothing written;
+- `tf_upgrade_v2 --intree` (into a scratch --outtree), recording whether it crashes.
+
+Targets (issue 7): cold <= 0.15x plain Bowler, warm <= 0.03x, --jobs 2 >=
+1.7x --jobs 1 on the candidate copy, peak RSS <= 300 MB.
+
+Usage: python benchmarks/bench_check.py [--repeat N] [--skip-upgrade] [--json OUT]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Dict, List, Optional
+
+WRAPPER = textwrap.dedent("""
+    import json, resource, subprocess, sys, time
+    start = time.perf_counter()
+    done = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    seconds = time.perf_counter() - start
+    peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    tail = done.stderr.decode(errors="replace").strip().splitlines()[-1:] or [""]
+    print(json.dumps({"seconds": seconds, "peak_mb": peak_kb / 1024, "rc": done.returncode,
+                      "tail": tail[0][:300]}))
+""")
+
+PLAIN_BOWLER = textwrap.dedent("""
+    import sys
+    from bowler import Query
+    from migrate.recipe import PassContext, running
+    from migrate.registry import all_recipes
+
+    recipes = list(all_recipes().values())
+    # findings only: propose() answers "do not rewrite", as a dry run would
+    running(PassContext(recipes[0], [], unsafe_fixes=False, apply=False))
+    query = Query(sys.argv[1])
+    for recipe in recipes:
+        query = recipe.query(query)
+    query.execute(interactive=False, write=False, silent=True)
+""")
+
+
+@dataclass
+class Timing:
+    name: str
+    corpus: str
+    seconds: float
+    peak_mb: float
+    rc: int
+    tail: str
+
+
+def tf_keras_dir() -> Path:
+    import importlib.util
+
+    spec = importlib.util.find_spec("tf_keras")
+    return Path(list(spec.submodule_search_locations)[0])
+
+
+def candidate_copy(source: Path, target: Path) -> int:
+    """Copy the .py files, appending a TF import and every recipe token, so
+    the prefilter selects every file for every recipe."""
+    from migrate.registry import all_recipes
+
+    tokens = sorted({t for r in all_recipes().values() for t in r.tokens})
+    tail = "\nimport tensorflow as tf  # tf-migrate benchmark: " + " ".join(tokens) + "\n"
+    count = 0
+    for path in source.rglob("*.py"):
+        out = target / path.relative_to(source)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        text = path.read_text(encoding="utf-8")
+        out.write_text(text + ("" if text.endswith("\n") else "\n") + tail, encoding="utf-8")
+        count += 1
+    return count
+
+
+def measure(name: str, corpus: str, argv: List[str], repeat: int, env: Dict[str, str],
+            before=None) -> Timing:
+    """The best of ``repeat`` runs (``before`` resets state before each)."""
+    best: Optional[Timing] = None
+    for _ in range(repeat):
+        if before:
+            before()
+        done = subprocess.run([sys.executable, "-c", WRAPPER, *argv], capture_output=True,
+                              text=True, env=env)
+        data = json.loads(done.stdout)
+        timing = Timing(name, corpus, **data)
+        if best is None or timing.seconds < best.seconds:
+            best = timing
+    print(f"  {corpus:10s} {name:28s} {best.seconds:8.2f} s {best.peak_mb:7.0f} MB  rc={best.rc}",
+          flush=True)
+    return best
+
+
+def run_all(repeat: int, skip_upgrade: bool, work: Path) -> List[Timing]:
+    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "XDG_CACHE_HOME": str(work / "xdg")}
+    cli = [sys.executable, "-m", "migrate"]
+    corpora = {"tf_keras": tf_keras_dir(), "candidates": work / "candidates"}
+    files = candidate_copy(corpora["tf_keras"], corpora["candidates"])
+    print(f"corpora: tf_keras {corpora['tf_keras']} ({files} files), candidate copy in {work}")
+    plain = work / "plain_bowler.py"
+    plain.write_text(PLAIN_BOWLER)
+    timings = []
+    for label, root in corpora.items():
+        cache = work / f"cache-{label}"
+
+        def clear(cache=cache):
+            shutil.rmtree(cache, ignore_errors=True)
+
+        check = cli + ["check", "--cache-dir", str(cache), str(root)]
+        timings.append(measure("check cold", label, check, repeat, env, before=clear))
+        timings.append(measure("check warm", label, check, repeat, env))
+        for jobs in (1, 2):
+            timings.append(measure(f"check --no-cache --jobs {jobs}", label,
+                                   cli + ["check", "--no-cache", "--jobs", str(jobs), str(root)],
+                                   repeat, env))
+        timings.append(measure("plain Bowler (1 process)", label,
+                               [sys.executable, str(plain), str(root)], repeat, env))
+    if not skip_upgrade and shutil.which("tf_upgrade_v2"):
+        out = work / "upgraded"
+
+        def clear_out():
+            shutil.rmtree(out, ignore_errors=True)
+
+        timings.append(measure("tf_upgrade_v2 --intree", "tf_keras",
+                               ["tf_upgrade_v2", "--intree", str(corpora["tf_keras"]), "--outtree",
+                                str(out), "--reportfile", str(work / "report.txt")], 1, env,
+                               before=clear_out))
+    return timings
+
+
+def ratios(timings: List[Timing]) -> Dict[str, float]:
+    by = {(t.corpus, t.name): t for t in timings}
+    out = {}
+    for corpus in ("tf_keras", "candidates"):
+        plain = by[(corpus, "plain Bowler (1 process)")].seconds
+        out[f"{corpus}: cold / plain Bowler"] = by[(corpus, "check cold")].seconds / plain
+        out[f"{corpus}: warm / plain Bowler"] = by[(corpus, "check warm")].seconds / plain
+        out[f"{corpus}: speed-up --jobs 2 over --jobs 1"] = (
+            by[(corpus, "check --no-cache --jobs 1")].seconds
+            / by[(corpus, "check --no-cache --jobs 2")].seconds)
+    out["peak RSS, MB (max over tf-migrate runs)"] = max(
+        t.peak_mb for t in timings if t.name.startswith("check"))
+    return out
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=1, help="best of N runs per measurement")
+    parser.add_argument("--skip-upgrade", action="store_true", help="do not run tf_upgrade_v2")
+    parser.add_argument("--json", type=Path, help="also write the figures as JSON")
+    args = parser.parse_args(argv)
+    print(f"{platform.python_version()} on {os.cpu_count()} core(s), "
+          f"load average {os.getloadavg()[0]:.2f}")
+    with tempfile.TemporaryDirectory(prefix="tfm-bench-") as tmp:
+        timings = run_all(args.repeat, args.skip_upgrade, Path(tmp))
+    figures = ratios(timings)
+    print()
+    for name, value in figures.items():
+        print(f"  {name:48s} {value:8.3f}")
+    upgrade = [t for t in timings if t.name.startswith("tf_upgrade_v2")]
+    for t in upgrade:
+        print(f"  tf_upgrade_v2: rc={t.rc}, last stderr line: {t.tail}")
+    if args.json:
+        args.json.write_text(json.dumps({"timings": [asdict(t) for t in timings],
+                                         "ratios": figures,
+                                         "load_average": os.getloadavg()}, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
