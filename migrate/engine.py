@@ -142,7 +142,9 @@ def _transform(source: str, path: str, options: Options) -> SourceResult:
             _run_to_fixpoint(text, path, [recipe], options, result, trees)
         final = text
     else:
-        final = _run_to_fixpoint(text, path, candidates, options, result, trees)
+        # every enabled recipe, re-filtered on each pass's text: one recipe's
+        # output may bring in another's tokens (a TensorArray loop to batch)
+        final = _run_to_fixpoint(text, path, options.recipes, options, result, trees)
 
     result.output = final if had_newline else final[:-1]
     if result.errors:
@@ -184,7 +186,8 @@ def _run_to_fixpoint(text: str, path: str, recipes: Sequence[Recipe], options: O
     for _ in range(MAX_PASSES):
         before = text
         for recipe in recipes:
-            text = _run_recipe(recipe, text, path, options, result, seen, trees)
+            if wants(recipe, text):
+                text = _run_recipe(recipe, text, path, options, result, seen, trees)
         if text == before:
             break
     else:
