@@ -37,18 +37,19 @@ def discover(paths: Sequence[Path], exclude: Iterable[str] = ()) -> Discovery:
             found.problems.append(f"{root}: symlink loop, not followed")
             continue
         if root.is_file():
-            candidates: Iterable[Path] = [root]
+            candidates: Iterable[Tuple[Path, Path]] = [(root, real_root)]
         else:
             candidates = _walk(real_root, excluded, found.problems)
-        for path in candidates:
-            key = _real(path)
+        for path, key in candidates:
             if key not in seen:
                 seen.add(key)
                 found.files.append(path)
     return found
 
 
-def _walk(root: Path, excluded: pathspec.GitIgnoreSpec, problems: List[str]) -> Iterator[Path]:
+def _walk(root: Path, excluded: pathspec.GitIgnoreSpec,
+          problems: List[str]) -> Iterator[Tuple[Path, Path]]:
+    """(path, real path) of each file under ``root``."""
     ignores: List[Tuple[Path, pathspec.GitIgnoreSpec]] = []
     visited = set()
     for dirpath, dirnames, filenames in os.walk(root, followlinks=True,
@@ -79,15 +80,13 @@ def _walk(root: Path, excluded: pathspec.GitIgnoreSpec, problems: List[str]) -> 
             path = here / name
             if not name.endswith(SUFFIXES) or _ignored(path, False, root, excluded, ignores):
                 continue
-            if path.is_symlink():
-                real = _real(path)
-                if real is None:
-                    problems.append(f"{path}: symlink loop, not followed")
-                    continue
-                if not _inside(real, root):
-                    problems.append(f"{path}: symlink out of {root}, not followed")
-                    continue
-            yield path
+            target = _real(path) if path.is_symlink() else real / name
+            if target is None:
+                problems.append(f"{path}: symlink loop, not followed")
+            elif not _inside(target, root):
+                problems.append(f"{path}: symlink out of {root}, not followed")
+            else:
+                yield path, target
 
 
 def _real(path: Path) -> Optional[Path]:
