@@ -16,6 +16,8 @@ from fissix.pgen2 import token
 from fissix.pytree import Leaf, Node
 
 from migrate.engine import parse
+from recipes._ast import dotted_name as dotted
+from recipes._ast import is_name
 
 syms = pygram.python_symbols
 
@@ -35,24 +37,6 @@ def code(node) -> str:
 def shown(node) -> str:
     """An expression as the user wrote it, on one line (for messages)."""
     return re.sub(r"\s+", " ", str(node).strip())
-
-
-def is_name(node, value: Optional[str] = None) -> bool:
-    return isinstance(node, Leaf) and node.type == token.NAME and (value is None or node.value == value)
-
-
-def dotted(node) -> Optional[str]:
-    """``tf.math.reduce_sum`` for a Name or a Name followed by ``.attr`` trailers."""
-    if is_name(node):
-        return node.value
-    if node.type != syms.power or not is_name(node.children[0]):
-        return None
-    parts = [node.children[0].value]
-    for trailer in node.children[1:]:
-        if not (trailer.type == syms.trailer and trailer.children[0].value == "."):
-            return None
-        parts.append(trailer.children[1].value)
-    return ".".join(parts)
 
 
 def split_call(node) -> Optional[Tuple[str, List]]:
