@@ -29,10 +29,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Literal, Optional, Tuple
 
-from fissix.pytree import Leaf, Node
+from fissix.pytree import Node
 
 Safety = Literal["safe", "unsafe"]
-LN = "Leaf | Node"
 
 _SUPPRESS = re.compile(r"#\s*tf-migrate:\s*ignore(?:\[(?P<ids>[^\]]*)\])?")
 _ID = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
