@@ -117,9 +117,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     report = sweep(args.jobs)
     print(f"{report.files} files in {report.seconds:.1f} s with {args.jobs} job(s): "
           f"{dict(report.statuses)}")
-    reasons = Counter(reason.split(" at line")[0].split(": ", 1)[-1] for reason in report.skipped.values())
-    for reason, count in reasons.most_common():
-        print(f"  skipped {count:4d}: {reason}")
+    for name, reason in sorted(report.skipped.items()):
+        print(f"  skipped {name}: {reason}")
     for title, items in (("ENGINE FAILURES", report.failures),
                          ("UNPARSABLE OUTPUT", report.unparsable_output),
                          ("NOT IDEMPOTENT", report.not_idempotent)):
