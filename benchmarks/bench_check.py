@@ -38,9 +38,10 @@ WRAPPER = textwrap.dedent("""
     done = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     seconds = time.perf_counter() - start
     peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    tail = done.stderr.decode(errors="replace").strip().splitlines()[-1:] or [""]
+    lines = done.stderr.decode(errors="replace").strip().splitlines()
+    tail = " | ".join(line.strip() for line in lines[-3:])
     print(json.dumps({"seconds": seconds, "peak_mb": peak_kb / 1024, "rc": done.returncode,
-                      "tail": tail[0][:300]}))
+                      "tail": tail[-400:]}))
 """)
 
 PLAIN_BOWLER = textwrap.dedent("""
@@ -141,10 +142,13 @@ def run_all(repeat: int, skip_upgrade: bool, work: Path) -> List[Timing]:
         def clear_out():
             shutil.rmtree(out, ignore_errors=True)
 
-        timings.append(measure("tf_upgrade_v2 --intree", "tf_keras",
-                               ["tf_upgrade_v2", "--intree", str(corpora["tf_keras"]), "--outtree",
-                                str(out), "--reportfile", str(work / "report.txt")], 1, env,
-                               before=clear_out))
+        upgrade = measure("tf_upgrade_v2 --intree", "tf_keras",
+                          ["tf_upgrade_v2", "--intree", str(corpora["tf_keras"]), "--outtree",
+                           str(out), "--reportfile", str(work / "report.txt")], 1, env,
+                          before=clear_out)
+        written = sum(1 for _ in out.rglob("*.py")) if out.exists() else 0
+        upgrade.name += f": {'crashed' if upgrade.rc else 'completed'}, {written}/{files} files written"
+        timings.append(upgrade)
     return timings
 
 
@@ -179,7 +183,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         print(f"  {name:48s} {value:8.3f}")
     upgrade = [t for t in timings if t.name.startswith("tf_upgrade_v2")]
     for t in upgrade:
-        print(f"  tf_upgrade_v2: rc={t.rc}, last stderr line: {t.tail}")
+        print(f"  tf_upgrade_v2: rc={t.rc}, {t.name.split(': ')[-1]}, stderr ends: {t.tail}")
     if args.json:
         args.json.write_text(json.dumps({"timings": [asdict(t) for t in timings],
                                          "ratios": figures,
