@@ -31,7 +31,7 @@ from .result import Diagnostic, Edit, SourceResult, Status
 
 FORMAT = 1
 CACHED = (Status.UNCHANGED, Status.CHANGED, Status.SKIPPED)
-_ENGINE_MODULES = ("engine", "recipe", "result")
+_ENGINE_MODULES = ("engine", "files", "prefilter", "recipe", "result")
 
 
 def default_dir() -> Path:
