@@ -7,8 +7,9 @@ differ from how a token is written. So a token is cut into its lexical
 pieces (``tape.watch(`` -> ``tape`` ``.`` ``watch`` ``(``) and the pieces may
 be separated by anything Python allows there: spaces, newlines, backslash
 continuations and comments (``tape . watch (``, ``np.\\`` + newline +
-``zeros``). Cheap: a plain substring test on the longest piece of each token
-rules most files out before any regular expression runs.
+``zeros``). Cheap: a one-piece token is a plain substring test, and the
+regular expression for the others runs only when the longest piece of one of
+them occurs in the text.
 """
 
 from __future__ import annotations
@@ -34,11 +35,16 @@ def matcher(tokens: Tuple[str, ...]) -> Callable[[str], bool]:
     if not tokens:
         return lambda source: True
     cut = [pieces(token) for token in tokens if pieces(token)]
-    anchors = tuple(max(parts, key=len) for parts in cut)
-    pattern = re.compile("|".join(_token_pattern(parts) for parts in cut))
+    words = tuple(parts[0] for parts in cut if len(parts) == 1)  # nothing can come between
+    spread = [parts for parts in cut if len(parts) > 1]
+    anchors = tuple(max(parts, key=len) for parts in spread)
+    pattern = re.compile("|".join(_token_pattern(parts) for parts in spread)) if spread else None
 
     def match(source: str) -> bool:
-        return any(anchor in source for anchor in anchors) and pattern.search(source) is not None
+        if any(word in source for word in words):
+            return True
+        return (pattern is not None and any(anchor in source for anchor in anchors)
+                and pattern.search(source) is not None)
 
     return match
 
