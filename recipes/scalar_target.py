@@ -2,9 +2,9 @@
 
 What it does: in ``tape.gradient(target, x)`` where ``x`` is watched (an
 attribution or saliency computation, not a training step) and ``target`` is a
-model call ``model(...)`` on the watched input (directly, or through a name
-bound to it in the tape), the target output is selected: ``model(...)[:, t]``
-with ``t`` from ``--target-index`` (default 0).
+call of a Keras model ``model(...)`` on the watched input (directly, or
+through a name bound to it in the tape), the target output is selected:
+``model(...)[:, t]`` with ``t`` from ``--target-index`` (default 0).
 
 Why this is a bug: ``tape.gradient`` of a non-scalar target does not return
 None (the seed says it does): it differentiates the sum of every output, so
@@ -23,52 +23,150 @@ Example::
 
 Unsafe: which output is the target is the user's choice.
 
+What counts as a model (the callee of the target call):
+- a name or ``self.<attr>`` spelled like a model: ``model``, ``net``,
+  ``classifier``, or ending in ``_model`` (``base_model``, ``self.model``);
+- a name bound in scope (or ``self.<attr>`` assigned in the class) to
+  ``Model(...)``, ``Sequential(...)`` (any prefix: ``tf.keras.Model``),
+  ``load_model(...)``, ``clone_model(...)`` or a class of the same file that
+  subclasses ``Model``/``Sequential``; one name may alias another
+  (``m = model``).
+
 CAVEATS:
+- Summing the outputs is exactly right for an element-wise function
+  (``tape.gradient(tf.exp(x), x)``) and for a vector of per-example losses,
+  so any other callee is left alone, even a model under another name
+  (``lstm(x)`` where ``lstm`` is a parameter) or a model built by a factory
+  (``keras.applications.ResNet50()``).
+- A name spelled like a model is trusted: ``net = tf.nn.relu`` is taken for
+  a model.
+- Left alone when ``output_gradients`` is passed (positionally or by name, or
+  possibly through ``*args``/``**kwargs``): those weights already pick what
+  is differentiated. Left alone when the target is named like a loss or the
+  callee's name contains ``loss``.
 - The model output is assumed to be ``(batch, outputs)``; a model with
   several outputs (a list) or a rank-1 output needs another selection.
-- A callee whose name contains ``loss`` is taken to return a scalar and is
-  left alone; other callees that already reduce their output are not known.
 """
 
 from __future__ import annotations
 
-from typing import List, Optional
+import re
+from typing import List, Optional, Set
+
+from fissix.pgen2 import token
 
 from migrate.recipe import Recipe, option, propose
 from recipes import _scope as s
 
+_MODEL_LIKE = re.compile(r"^(model|net|classifier|\w+_model)$")
+_MODEL_CLASSES = {"Model", "Sequential"}
+_MODEL_FACTORIES = {"load_model", "clone_model"}
+_ALIAS_DEPTH = 3
 
-def _model_call(node, watched: List[str], modules) -> bool:
-    """Is ``node`` exactly ``callee(args)`` with a watched expression in the
-    args and a callee that is not a library function or a loss?"""
-    node = s.unparen(node)
-    call = s.split_call(node) if node.type == s.syms.power else None
+
+def _bases(classdef) -> List[str]:
+    """Last components of the dotted base classes of a ``class`` statement."""
+    kids = classdef.children
+    if len(kids) < 4 or kids[2].type != token.LPAR or kids[3].type == token.RPAR:
+        return []
+    arguments = kids[3]
+    items = [c for c in arguments.children if c.type != token.COMMA] \
+        if arguments.type == s.syms.arglist else [arguments]
+    names = (s.dotted(item) for item in items if s.keyword_arg(item) is None)
+    return [name.split(".")[-1] for name in names if name]
+
+
+def model_classes(tree) -> Set[str]:
+    """Names of the classes of this file that subclass Model/Sequential (directly or not)."""
+    bases = {node.children[1].value: set(_bases(node)) for node in tree.pre_order()
+             if node.type == s.syms.classdef}
+    found: Set[str] = set()
+    while True:
+        more = {name for name, parents in bases.items() if parents & (_MODEL_CLASSES | found)} - found
+        if not more:
+            return found
+        found |= more
+
+
+def _builds_model(value, classes: Set[str]) -> bool:
+    value = s.unparen(value)
+    call = s.split_call(value) if value.type == s.syms.power else None
     if not call:
         return False
-    callee = call[0]
-    if callee.split(".")[0] in modules or "loss" in callee.lower():
+    last = call[0].split(".")[-1]
+    return last in _MODEL_CLASSES or last in _MODEL_FACTORIES or last in classes
+
+
+def _self_attribute_is_model(attr: str, at, classes: Set[str]) -> bool:
+    """Is ``self.<attr>`` assigned a model anywhere in the class around ``at``?"""
+    owner = s.enclosing(at, {s.syms.classdef})
+    if owner is None:
+        return False
+    for stmt in owner.pre_order():
+        pair = s.simple_assignment(stmt) if stmt.type == s.syms.simple_stmt else None
+        if pair and s.dotted(pair[0]) == f"self.{attr}" and _builds_model(pair[1], classes):
+            return True
+    return False
+
+
+def is_model(callee: str, at, classes: Set[str], depth: int = _ALIAS_DEPTH) -> bool:
+    """Is the dotted ``callee`` called at node ``at`` a Keras model (see the docstring's rule)?"""
+    parts = callee.split(".")
+    if len(parts) == 2 and parts[0] == "self":
+        return bool(_MODEL_LIKE.match(parts[1])) or _self_attribute_is_model(parts[1], at, classes)
+    if len(parts) != 1:
+        return False
+    if _MODEL_LIKE.match(callee):
+        return True
+    stmt = s.enclosing_statement(at)
+    value = s.reaching_value(callee, stmt) if stmt is not None else None
+    if value is None:
+        return False
+    if _builds_model(value, classes):
+        return True
+    value = s.unparen(value)
+    return depth > 0 and s.is_name(value) and is_model(value.value, stmt, classes, depth - 1)
+
+
+def _model_call(node, watched: List[str], classes: Set[str]) -> bool:
+    """Is ``node`` exactly ``model(args)`` with a watched expression in the args?"""
+    node = s.unparen(node)
+    call = s.split_call(node) if node.type == s.syms.power else None
+    if not call or "loss" in call[0].lower() or not is_model(call[0], node, classes):
         return False
     return any(s.code(sub) in watched for arg in call[1] for sub in arg.pre_order())
 
 
-def _target_value(target, gradient_call, watched, modules) -> Optional[object]:
+def _target_value(target, gradient_call, watched, classes) -> Optional[object]:
     """The node to subscript: the call itself, or the value of the name it is bound to."""
-    if _model_call(target, watched, modules):
+    if _model_call(target, watched, classes):
         return s.unparen(target)
-    if s.is_name(target):
+    if s.is_name(target) and "loss" not in target.value.lower():
         value = s.reaching_value(target.value, s.enclosing_statement(gradient_call))
-        if value is not None and _model_call(value, watched, modules):
+        if value is not None and _model_call(value, watched, classes):
             return s.unparen(value)
     return None
 
 
+def _weights_outputs(arguments) -> bool:
+    """Does the gradient call pass (or possibly pass) ``output_gradients``?"""
+    for arg in arguments[2:]:
+        named = s.keyword_arg(arg)
+        if named is None or named[0] == "output_gradients":
+            return True
+    return any(arg.type == s.syms.argument and arg.children[0].type in (token.STAR, token.DOUBLESTAR)
+               for arg in arguments)
+
+
 def _modify(node, capture, filename):
-    modules = s.module_aliases(node, "tensorflow") | s.module_aliases(node, "numpy")
+    classes = model_classes(node)
     index = int(option("target_index", 0))
     tapes = {id(tape.stmt): tape for tape in s.tapes(node)}
     for call_node in list(node.pre_order()):
         call = s.split_call(call_node) if call_node.type == s.syms.power else None
         if not call or len(call[1]) < 2 or not call[0].endswith(".gradient") or call[0].count(".") != 1:
+            continue
+        if _weights_outputs(call[1]):
             continue
         tape = tapes.get(id(s.binder(call[0].split(".")[0], call_node)))
         if tape is None:
@@ -77,7 +175,7 @@ def _modify(node, capture, filename):
         sources = s.literal_elements(call[1][1]) or [call[1][1]]
         if not any(s.code(src) in watched for src in sources):
             continue
-        value = _target_value(call[1][0], call_node, watched, modules)
+        value = _target_value(call[1][0], call_node, watched, classes)
         if value is None:
             continue
         if propose(value, f"tape.gradient of the whole output of `{s.shown(value)}` differentiates the "

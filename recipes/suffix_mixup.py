@@ -19,23 +19,36 @@ Example::
 
 Unsafe: it changes which data is used.
 
+Only arithmetic operands count: names combined by ``+ - * / // % @`` or
+unary ``-``/``+``, at any depth of parentheses, and the name of a subscripted
+operand (``x_2[0]``). Names inside call arguments, subscripts, list/tuple
+displays or keyword arguments are not operands: ``f(inputs_1, inputs_2)``
+or ``model(inputs=[a_1, a_2])`` feeds numbered inputs to their places on
+purpose, and ``c_1 = from_row_length(a_1, nrows=b_0.rows())`` uses the
+suffix as an index.
+
 CAVEATS:
 - Left alone when several names carry another suffix (``blend_2 = w_2 * g_2
   + w_1 * g_1`` mixes on purpose), when the target has no suffix, or when
   the odd name shares the target's stem (``h_2 = h_1 * decay_2`` is a
   recurrence).
-- Called names (``layer_1(x_2)``) are not operands: a shared layer is common.
+- A mix-up inside a call (``out_2 = f(x_2, avg_1)``) or under ``**`` is
+  not reported: a call's arguments are its own business, and the seed's bug
+  is in plain arithmetic.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Optional, Tuple
+from typing import List, Optional, Tuple
+
+from fissix.pytree import Leaf
 
 from migrate.recipe import Recipe, propose
 from recipes import _scope as s
 
 _SUFFIX = re.compile(r"^(?P<stem>[A-Za-z_]\w*?)_(?P<n>\d+)$")
+_ARITHMETIC = {s.syms.arith_expr, s.syms.term}
 
 
 def _split(name: str) -> Optional[Tuple[str, str]]:
@@ -43,9 +56,21 @@ def _split(name: str) -> Optional[Tuple[str, str]]:
     return (match.group("stem"), match.group("n")) if match else None
 
 
-def _is_callee(leaf) -> bool:
-    following = leaf.next_sibling
-    return following is not None and following.type == s.syms.trailer and following.children[0].value == "("
+def arithmetic_operands(node) -> List[Leaf]:
+    """NAME leaves that are operands of the arithmetic expression ``node``
+    (a bare name, or the name of a subscripted name); nothing from inside a
+    call, a subscript, a display or any other kind of expression."""
+    node = s.unparen(node)
+    if s.is_name(node):
+        return [node]
+    if node.type in _ARITHMETIC:
+        return [leaf for child in node.children[::2] for leaf in arithmetic_operands(child)]
+    if node.type == s.syms.factor and node.children[0].value in "-+":
+        return arithmetic_operands(node.children[1])
+    if node.type == s.syms.power and s.is_name(node.children[0]) and all(
+            trailer.type == s.syms.trailer and trailer.children[0].value == "[" for trailer in node.children[1:]):
+        return [node.children[0]]
+    return []
 
 
 def _bound_before(name: str, stmt) -> bool:
@@ -68,7 +93,7 @@ def _modify(node, capture, filename):
         if not pair or not s.is_name(pair[0]) or not _split(pair[0].value):
             continue
         stem, suffix = _split(pair[0].value)
-        operands = [leaf for leaf in s.name_leaves(pair[1]) if not _is_callee(leaf)]
+        operands = arithmetic_operands(pair[1])
         numbered = {leaf.value: _split(leaf.value) for leaf in operands if _split(leaf.value)}
         same = [n for n, (_, k) in numbered.items() if k == suffix]
         odd = [n for n, (_, k) in numbered.items() if k != suffix]
@@ -89,7 +114,7 @@ def _modify(node, capture, filename):
 
 RECIPE = Recipe(
     id="suffix-mixup",
-    summary="x_2 = f(inputs_2, avg_gradients_1) -> use avg_gradients_2",
+    summary="x_2 = (inputs_2 - baseline_2) * avg_gradients_1 -> use avg_gradients_2",
     safety="unsafe",
     query=lambda q: q.select("file_input< any* >").modify(_modify),
     tokens=tuple(f"_{digit}{eq}" for digit in range(10) for eq in (" =", "=")),

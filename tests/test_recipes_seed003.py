@@ -300,6 +300,96 @@ def test_scalar_target_leaves_these_alone(body):
     assert result.output == result.source and not result.diagnostics
 
 
+@pytest.mark.parametrize("model", [
+    # bound in scope to a Keras constructor or loader, under any name
+    "m = tf.keras.Sequential([tf.keras.layers.Dense(2)])",
+    "m = tf.keras.models.load_model(path)",
+    "m = tf.keras.Model(inputs, outputs)",
+    # a class of this file that subclasses Model (through another one)
+    "m = Scorer()",
+    # an alias of a name spelled like a model
+    "m = base_model",
+])
+def test_scalar_target_knows_a_model_by_its_binding(model):
+    result = run(f"""
+        class Base(tf.keras.Model):
+            pass
+
+
+        class Scorer(Base):
+            pass
+
+
+        def f(x, path, inputs, outputs, base_model):
+            {model}
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                pred = m(x)
+            return tape.gradient(pred, x)
+        """, "scalar-target")
+    assert "pred = m(x)[:, 0]\n" in result.output
+    assert only(result).safety == "unsafe"
+
+
+def test_scalar_target_knows_a_model_attribute_of_self():
+    result = run("""
+        class Explainer:
+            def __init__(self):
+                self.scorer = tf.keras.Sequential([tf.keras.layers.Dense(2)])
+
+            def saliency(self, x):
+                with tf.GradientTape() as tape:
+                    tape.watch(x)
+                    pred = self.scorer(x)
+                return tape.gradient(pred, x)
+        """, "scalar-target")
+    assert "pred = self.scorer(x)[:, 0]\n" in result.output
+
+
+# The former false positives of the corpus sweep (docs/corpus-findings.md),
+# each reduced to its shape, and the rules that keep them out.
+@pytest.mark.parametrize("body", [
+    # keras ops/core_test.py:721: an element-wise function bound in a branch
+    "def f(x, layer, fn, use_layer):\n    if use_layer:\n        to_derive = layer\n    else:\n"
+    "        to_derive = fn\n    with tf.GradientTape() as tape1:\n        tape1.watch(x)\n"
+    "        y = to_derive(x)\n    return tape1.gradient(y, x)\n",
+    # keras ops/core_test.py:724: a plain element-wise function
+    "def log1pexp_nan(x):\n    return tf.math.log(1 + tf.exp(x))\n\n\n"
+    "def f(x):\n    with tf.GradientTape() as tape2:\n        tape2.watch(x)\n"
+    "        z = log1pexp_nan(x)\n    return tape2.gradient(z, x)\n",
+    # keras quantizers_test.py:515: an element-wise op of another module
+    "def f(inputs, quantizers, lo, hi):\n    with tf.GradientTape() as tape:\n        tape.watch(inputs)\n"
+    "        result = quantizers.fake_quant_with_min_max_vars(inputs, lo, hi, num_bits=8)\n"
+    "    return tape.gradient(result, inputs)\n",
+    # tensorflow eager/forwardprop.py:127: output gradients passed positionally
+    "def f(model, x, aids):\n    with tf.GradientTape() as tape:\n        tape.watch(x)\n"
+    "        outputs = model(x)\n    return tape.gradient(outputs, x, aids)\n",
+    # ... and by name
+    "def f(model, x, aids):\n    with tf.GradientTape() as tape:\n        tape.watch(x)\n"
+    "        outputs = model(x)\n    return tape.gradient(outputs, x, output_gradients=aids)\n",
+    # ... or possibly, through **kwargs
+    "def f(model, x, **kwargs):\n    with tf.GradientTape() as tape:\n        tape.watch(x)\n"
+    "        outputs = model(x)\n    return tape.gradient(outputs, x, **kwargs)\n",
+    # tensorflow xent_op_test_base.py:42: a per-example loss vector
+    "def f(labels, logits, nn_ops):\n    with tf.GradientTape() as tape:\n        tape.watch(logits)\n"
+    "        loss = nn_ops.softmax_cross_entropy_with_logits(labels=labels, logits=logits)\n"
+    "    return loss, tape.gradient(loss, logits)\n",
+    # tensorflow sparse_xent_op_test_base.py:41: the same, sparse
+    "def f(labels, logits, nn_ops):\n    with tf.GradientTape() as tape:\n        tape.watch(logits)\n"
+    "        loss = nn_ops.sparse_softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits)\n"
+    "    return loss, tape.gradient(loss, logits)\n",
+    # a target named as a loss, even from a model
+    "def f(model, x):\n    with tf.GradientTape() as tape:\n        tape.watch(x)\n"
+    "        per_example_loss = model(x)\n    return tape.gradient(per_example_loss, x)\n",
+    # a name bound to something that is not a model
+    "def f(x):\n    scorer = tf.nn.softmax\n    with tf.GradientTape() as tape:\n        tape.watch(x)\n"
+    "        y = scorer(x)\n    return tape.gradient(y, x)\n",
+])
+def test_scalar_target_leaves_non_model_targets_alone(body):
+    result = run(body, "scalar-target")
+    assert result.output == result.source and not result.diagnostics
+
+
 # ------------------------------------------------------------------ suffix-mixup
 
 def test_suffix_mixup_replaces_the_single_odd_operand():
@@ -327,6 +417,45 @@ def test_suffix_mixup_replaces_the_single_odd_operand():
     "def f(layer_1, x_2):\n    layer_2 = 0\n    out_2 = layer_1(x_2)\n",
 ])
 def test_suffix_mixup_leaves_these_alone(body):
+    result = run(body, "suffix-mixup")
+    assert result.output == result.source and not result.diagnostics
+
+
+def test_suffix_mixup_finds_the_odd_operand_at_any_arithmetic_depth():
+    result = run("""
+        def f(a_1, a_2, b_1, c_2, g):
+            b_2 = g(2)
+            y_2 = -((a_2 @ c_2) // 2 + b_1[0]) % a_2
+            return y_2
+        """, "suffix-mixup")
+    assert "y_2 = -((a_2 @ c_2) // 2 + b_2[0]) % a_2" in result.output
+
+
+# The former false positives of the corpus sweep (docs/corpus-findings.md),
+# reduced to their shape: numbered names that are no arithmetic operands.
+@pytest.mark.parametrize("body", [
+    # keras saved_model_test.py:207: both inputs as list items of a call
+    "def f(model, convert, read):\n    input_arr_1 = read(1)\n    input_arr_2 = read(2)\n    outputs_1 = model(inputs=[convert(input_arr_1), "
+    "convert(input_arr_2)])\n",
+    # keras saved_model_test.py:216: two inputs to two keyword parameters
+    "def f(g, convert, input_arr_1, inputs_2):\n    input_arr_2 = input_arr_1\n    inputs_1 = inputs_2\n    outputs_2 = g(inputs=convert(input_arr_1), "
+    "inputs_1=convert(input_arr_2))\n",
+    # tensorflow dynamic_ragged_shape.py:2647: a suffix that is a dimension index, in a call
+    "def f(RowPartition, static_a_1, ac_0, half):\n    ac_1 = half(ac_0)\n    c_1 = RowPartition.from_uniform_row_length("
+    "static_a_1, nrows=ac_0.dest_nrows())\n",
+    # tensorflow dynamic_ragged_shape.py:2654: the same with a method call as first argument
+    "def f(RowPartition, b_1, bc_0, half):\n    bc_1 = half(bc_0)\n    c_1 = RowPartition.from_uniform_row_length("
+    "b_1.uniform_row_length(), nrows=bc_0.dest_nrows())\n",
+    # tensorflow dynamic_ragged_shape.py:2662: the same for a_1 and ac_0
+    "def f(RowPartition, a_1, ac_0, half):\n    ac_1 = half(ac_0)\n    c_1 = RowPartition.from_uniform_row_length("
+    "a_1.uniform_row_length(), nrows=ac_0.dest_nrows())\n",
+    # inside arithmetic, but in a call argument, a subscript or a display
+    "def f(x_2, avg_1):\n    avg_2 = avg_1\n    y_2 = x_2 * tf.abs(avg_1)\n",
+    "def f(x_2, idx_1):\n    idx_2 = idx_1\n    y_2 = x_2 + x_2[idx_1]\n",
+    "def f(x_2, avg_1):\n    avg_2 = avg_1\n    y_2 = x_2 * [avg_1, 0][0]\n",
+    "def f(x_2, avg_1):\n    avg_2 = avg_1\n    y_2 = (x_2, avg_1)\n",
+])
+def test_suffix_mixup_leaves_non_arithmetic_names_alone(body):
     result = run(body, "suffix-mixup")
     assert result.output == result.source and not result.diagnostics
 
