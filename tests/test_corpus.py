@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.util
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,7 @@ _ROW = re.compile(r"^\|\s*`(?P<where>[^`]+)`\s*\|\s*(?P<recipe>[a-z0-9-]+)\s*\|"
 def _sweep_module():
     spec = importlib.util.spec_from_file_location("corpus_sweep", ROOT / "scripts" / "corpus_sweep.py")
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up while it loads
     spec.loader.exec_module(module)
     return module
 
