@@ -75,6 +75,8 @@ def _unsupported_feature(line: str) -> str:
         (r"^\s*except\s*\*", "except* (PEP 654)"),
         (r"^\s*@", "a relaxed decorator expression (PEP 614)"),
         (r"^\s*(def|class)\s+\w+\s*\[", "type parameters (PEP 695)"),
+        (r"^\s*(async\s+)?with\s*\(.*\bas\b|\bas\s+\w+\s*,\s*$",
+         "a parenthesized with statement (Python 3.10)"),
         (r"^\s*type\s+\w+", "a type alias statement (PEP 695)"),
     ]
     for pattern, name in checks:

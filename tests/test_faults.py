@@ -175,3 +175,15 @@ def test_huge_single_line_and_deep_nesting_do_not_crash(tmp_path, toy_recipes):
     assert "old_api" in deep or "new_api" in deep
     if "old_api" in deep:  # too deep for the parser: reported, not fatal
         assert f"{tmp_path / 'deep.py'}:" in result.stderr
+
+
+@pytest.mark.parametrize("source, line", [
+    ("with (open('a') as f, open('b') as g):\n    old_api()\n", 1),
+    ("with (\n    open('a') as f,\n    open('b') as g,\n):\n    old_api()\n", 2),
+])
+def test_parenthesized_with_is_named_in_the_reason(tmp_path, toy_recipes, source, line):
+    (tmp_path / "ctx.py").write_text(source)
+    result = runner.invoke(app, ["check", "--no-cache", str(tmp_path)])
+    assert result.exit_code == 2
+    assert (f"ctx.py: fissix cannot parse a parenthesized with statement (Python 3.10) "
+            f"at line {line}") in result.stderr
