@@ -8,6 +8,7 @@ reported and the others still run.
 
 from __future__ import annotations
 
+import ast
 import difflib
 import re
 from dataclasses import dataclass
@@ -112,9 +113,34 @@ def _tool(recipe: Recipe) -> BowlerTool:
     return tool
 
 
-def wants(recipe: Recipe, source: str) -> bool:
-    """Text prefilter: can ``source`` contain this recipe's pattern at all?"""
-    return prefilter.matcher(recipe.tokens)(source)
+class _Prechecks:
+    """The stdlib ``ast`` of the current text, parsed at most once per text
+    for all the recipes' prechecks; None when CPython cannot parse it (the
+    fissix parse then decides)."""
+
+    def __init__(self) -> None:
+        self.text: Optional[str] = None
+        self.tree: Optional[ast.Module] = None
+
+    def tree_of(self, text: str) -> Optional[ast.Module]:
+        if text != self.text:
+            self.text = text
+            try:
+                self.tree = ast.parse(text)
+            except (SyntaxError, ValueError, MemoryError, RecursionError):
+                self.tree = None
+        return self.tree
+
+
+def wants(recipe: Recipe, source: str, prechecks: Optional[_Prechecks] = None) -> bool:
+    """Prefilter: can ``source`` contain this recipe's pattern at all? The
+    text tokens first, then the recipe's precheck on the stdlib ``ast``."""
+    if not prefilter.matcher(recipe.tokens)(source):
+        return False
+    if recipe.precheck is None:
+        return True
+    tree = (prechecks or _Prechecks()).tree_of(source)
+    return tree is None or recipe.precheck(tree)
 
 
 def transform(source: str, path: str, options: Options) -> SourceResult:
@@ -127,8 +153,9 @@ def transform(source: str, path: str, options: Options) -> SourceResult:
 
 
 def _transform(source: str, path: str, options: Options) -> SourceResult:
-    candidates = [r for r in options.recipes if wants(r, source)]
     text, had_newline = _with_final_newline(source)
+    prechecks = _Prechecks()
+    candidates = [r for r in options.recipes if wants(r, text, prechecks)]
     trees = _Trees()
     if candidates:
         try:
@@ -141,12 +168,12 @@ def _transform(source: str, path: str, options: Options) -> SourceResult:
 
     if options.isolated:
         for recipe in candidates:
-            _run_to_fixpoint(text, path, [recipe], options, result, trees)
+            _run_to_fixpoint(text, path, [recipe], options, result, trees, prechecks)
         final = text
     else:
         # every enabled recipe, re-filtered on each pass's text: one recipe's
         # output may bring in another's tokens (a TensorArray loop to batch)
-        final = _run_to_fixpoint(text, path, options.recipes, options, result, trees)
+        final = _run_to_fixpoint(text, path, options.recipes, options, result, trees, prechecks)
 
     result.output = final if had_newline else final[:-1]
     if result.errors:
@@ -181,14 +208,14 @@ class _Trees:
 
 
 def _run_to_fixpoint(text: str, path: str, recipes: Sequence[Recipe], options: Options,
-                     result: SourceResult, trees: _Trees) -> str:
+                     result: SourceResult, trees: _Trees, prechecks: _Prechecks) -> str:
     """Apply ``recipes`` in order until nothing changes; diagnostics of the
     first pass are kept, later passes only add findings on new lines."""
     seen = set()
     for _ in range(MAX_PASSES):
         before = text
         for recipe in recipes:
-            if wants(recipe, text):
+            if wants(recipe, text, prechecks):
                 text = _run_recipe(recipe, text, path, options, result, seen, trees)
         if text == before:
             break

@@ -24,6 +24,7 @@ by ``# tf-migrate: ignore``). A recipe never prints, exits or writes files.
 
 from __future__ import annotations
 
+import ast
 import contextvars
 import re
 from dataclasses import dataclass, field
@@ -44,7 +45,11 @@ class Recipe:
     ``query`` receives a fresh ``bowler.Query`` and returns it with selectors,
     filters and modifiers attached. ``tokens`` feed the text prefilter: a file
     containing none of them is never parsed for this recipe (an empty tuple
-    means "always run"). ``before_fails`` names what the runner must see go
+    means "always run"). ``precheck``, when given, is a sharper necessary
+    condition evaluated on the stdlib ``ast`` of a file the tokens let
+    through (CPython's C parser is many times faster than fissix's): it must
+    answer True for every file in which the recipe could report anything.
+    ``before_fails`` names what the runner must see go
     wrong in this recipe's `before` fixtures: ``"none-gradient"``,
     ``"graph-error"``, ``"completeness"``, or None for a behaviour-preserving
     recipe whose before and after must agree.
@@ -55,6 +60,7 @@ class Recipe:
     safety: Safety
     query: Callable
     tokens: Tuple[str, ...] = ()
+    precheck: Optional[Callable[[ast.Module], bool]] = None
     before_fails: Optional[str] = None
     doc: str = ""
 

@@ -61,12 +61,14 @@ CAVEATS:
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Set
 
 from fissix.pgen2 import token
 
 from migrate.recipe import Recipe, propose
+from recipes._pyast import assigned_names, call_name
 from recipes._ast import (
     add_import, bindings, call_parts, contains, dotted_name, enclosing, imported_names,
     insert_after, is_call, is_full_slice, is_name, is_sole_statement_on_line, module_aliases,
@@ -465,11 +467,29 @@ def _modify(node, capture, filename) -> None:
         add_import(node, "import tensorflow as tf")
 
 
+def _may_fill_a_numpy_buffer(tree: ast.Module) -> bool:
+    """Precheck: a name bound to a zeros/empty/ones call is subscript-assigned."""
+    bound, filled = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            if any(any(word in (call_name(sub) or "") for word in RECIPE.tokens)
+                   for sub in ast.walk(node.value)):
+                bound.update(assigned_names(node))
+        elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store):
+            base = node.value
+            while isinstance(base, ast.Subscript):
+                base = base.value
+            if isinstance(base, ast.Name):
+                filled.add(base.id)
+    return not bound.isdisjoint(filled)
+
+
 RECIPE = Recipe(
     id="numpy-accumulator",
     summary="NumPy buffers filled with tensors cut the tape; use tf.TensorArray",
     safety="safe",
     query=lambda q: q.select("file_input< any* >").modify(_modify),
     tokens=("zeros", "empty", "ones"),
+    precheck=_may_fill_a_numpy_buffer,
     before_fails="none-gradient",
 )

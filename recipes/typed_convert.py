@@ -41,11 +41,13 @@ CAVEATS:
 
 from __future__ import annotations
 
+import ast
 from typing import Optional
 
 from fissix.pgen2 import token
 
 from migrate.recipe import Recipe, propose
+from recipes._pyast import assigned_names, call_name
 from recipes import _scope as s
 
 _FLOAT_DTYPES = {"float16", "float32", "float64", "bfloat16", "half", "double"}
@@ -247,11 +249,26 @@ def _modify(node, capture, filename):
     _fold_nested(node, ctx)
 
 
+def _may_cast_a_conversion(tree: ast.Module) -> bool:
+    """Precheck: a cast's argument is a convert_to_tensor call, or a name some
+    assignment binds to one."""
+    converted, cast_args = set(), []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and call_name(node.value) == "convert_to_tensor":
+            converted.update(assigned_names(node))
+        elif call_name(node) == "cast":
+            cast_args.extend(node.args)
+            cast_args.extend(k.value for k in node.keywords)
+    return any(call_name(arg) == "convert_to_tensor"
+               or (isinstance(arg, ast.Name) and arg.id in converted) for arg in cast_args)
+
+
 RECIPE = Recipe(
     id="typed-convert",
     summary="tf.convert_to_tensor(a) then tf.cast(.., D) -> tf.convert_to_tensor(a, dtype=D)",
     safety="safe",
     query=lambda q: q.select("file_input< any* >").modify(_modify),
     tokens=("convert_to_tensor",),
+    precheck=_may_cast_a_conversion,
     before_fails=None,
 )

@@ -36,11 +36,13 @@ CAVEATS:
 
 from __future__ import annotations
 
+import ast
 from typing import Set
 
 from fissix.pgen2 import token
 
 from migrate.recipe import Recipe, propose
+from recipes._pyast import assigned_names, own_statements, scopes
 from recipes._ast import (
     call_parts, dotted_name, enclosing, following_leaf, imported_names, is_call,
     is_name, is_sole_statement_on_line, module_aliases, name_reads, remove_statement,
@@ -172,11 +174,24 @@ def _modify(node, capture, filename) -> None:
             remove_statement(stmt)
 
 
+def _may_hold_an_unused_instance(tree: ast.Module) -> bool:
+    """Precheck: some scope binds a name to a call result and never loads it."""
+    for scope in scopes(tree):
+        built = {name for stmt in own_statements(scope)
+                 if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and isinstance(stmt.value, ast.Call)
+                 for name in assigned_names(stmt)} - {"_"}
+        if built and built - {n.id for n in ast.walk(scope)
+                              if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}:
+            return True
+    return False
+
+
 RECIPE = Recipe(
     id="unused-model-instance",
     summary="remove a Keras model or layer that is built and never used",
     safety="safe",
     query=lambda q: q.select("file_input< any* >").modify(_modify),
     tokens=("keras",),
+    precheck=_may_hold_an_unused_instance,
     before_fails=None,
 )

@@ -3,6 +3,7 @@ parametrizes over them (one source of truth, as in Fixit's VALID/INVALID)."""
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,3 +44,14 @@ def all_cases() -> List[Case]:
         after = before.with_name(f"{name}.after.py")
         cases.append(Case(before.parent.name, name, before, after if after.exists() else None))
     return cases
+
+
+def top_level_chunks(path: Path) -> List[str]:
+    """The top-level statements of a fixture program, each with its comments."""
+    source = path.read_text()
+    lines = source.splitlines(keepends=True)
+    starts = [node.lineno - 1 for node in ast.parse(source).body]
+    if not starts:
+        return []
+    starts[0] = 0
+    return ["".join(lines[a:b]) for a, b in zip(starts, starts[1:] + [len(lines)])]

@@ -11,7 +11,6 @@ Profiles: ``ci`` (the default, 50 examples a test) runs in CI; by hand,
 
 from __future__ import annotations
 
-import ast
 import os
 
 import hypothesmith
@@ -21,7 +20,7 @@ from migrate.engine import Options, check_output, transform
 from migrate.registry import all_recipes
 from migrate.result import Status
 
-from fixture_cases import all_cases
+from fixture_cases import all_cases, top_level_chunks
 
 _SLOW_OK = [HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large]
 settings.register_profile("ci", max_examples=50, deadline=None, suppress_health_check=_SLOW_OK)
@@ -32,19 +31,9 @@ FIX = Options(tuple(all_recipes().values()), unsafe_fixes=True)
 CHECK = Options(tuple(all_recipes().values()), unsafe_fixes=True, isolated=True)
 
 
-def _chunks(path) -> list:
-    """The top-level statements of a fixture program, each with its comments."""
-    source = path.read_text()
-    lines = source.splitlines(keepends=True)
-    starts = [node.lineno - 1 for node in ast.parse(source).body]
-    if not starts:
-        return []
-    starts[0] = 0
-    return ["".join(lines[a:b]) for a, b in zip(starts, starts[1:] + [len(lines)])]
-
-
 SNIPPETS = [chunks for case in all_cases()
-            for chunks in (_chunks(case.before), _chunks(case.after) if case.after else [])
+            for chunks in (top_level_chunks(case.before),
+                           top_level_chunks(case.after) if case.after else [])
             if chunks]
 GENERATED = st.one_of(hypothesmith.from_grammar(), hypothesmith.from_node())
 # several draws per example: hypothesmith's targeting allows one per example

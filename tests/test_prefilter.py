@@ -1,6 +1,7 @@
-"""The text prefilter never hides a true finding: on every fixture it selects
-the file for its recipe, and the engine's answer with the prefilter equals
-its answer without one."""
+"""The prefilter (text tokens, then the recipe's precheck on the stdlib ast)
+never hides a true finding: on every fixture it selects the file for its
+recipe, the engine's answer with the prefilter equals its answer without
+one, also on variants of the fixtures with a statement dropped."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from migrate.engine import Options, transform, wants
 from migrate.prefilter import matcher, pieces
 from migrate.registry import all_recipes
 
-from fixture_cases import all_cases
+from fixture_cases import all_cases, top_level_chunks
 
 CASES = all_cases()
 RECIPES = all_recipes()
@@ -33,7 +34,7 @@ def test_prefilter_selects_every_positive_fixture(case):
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
 def test_prefilter_changes_no_answer(case):
     recipe = RECIPES[case.recipe]
-    unfiltered = dataclasses.replace(recipe, tokens=())
+    unfiltered = dataclasses.replace(recipe, tokens=(), precheck=None)
     for path in filter(None, (case.before, case.after)):
         source = path.read_text()
         assert _answer(source, str(path), recipe) == _answer(source, str(path), unfiltered)
@@ -69,3 +70,20 @@ def test_prefilter_rejects_text_without_tokens():
 def test_no_catastrophic_backtracking_on_hostile_text():
     match = matcher(("np.zeros", "a.b.c.d"))
     assert not match("np " + "# x " * 50_000 + "\n" + "a . b . c . " * 10_000)
+
+
+
+def _without_one_statement(case):
+    chunks = top_level_chunks(case.before)
+    for i in range(len(chunks)):
+        yield "".join(chunks[:i] + chunks[i + 1:])
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.after], ids=lambda c: c.id)
+def test_prefilter_changes_no_answer_on_fixture_variants(case):
+    """Each positive fixture with one top-level statement dropped: a buffer
+    bound elsewhere, a model never built, a conversion gone..."""
+    recipe = RECIPES[case.recipe]
+    unfiltered = dataclasses.replace(recipe, tokens=(), precheck=None)
+    for source in _without_one_statement(case):
+        assert _answer(source, "variant.py", recipe) == _answer(source, "variant.py", unfiltered)
