@@ -39,6 +39,7 @@ CAVEATS:
 
 from __future__ import annotations
 
+import ast
 import re
 from typing import List, Optional, Tuple
 
@@ -112,11 +113,26 @@ def _modify(node, capture, filename):
                     leaf.changed()
 
 
+def _may_mix_suffixes(tree: ast.Module) -> bool:
+    """Precheck: ``name_N = <arithmetic>`` reading a name with another suffix."""
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)):
+            continue
+        target = _split(node.targets[0].id)
+        inside = list(ast.walk(node.value))
+        if target and any(isinstance(n, (ast.BinOp, ast.UnaryOp)) for n in inside) and any(
+                isinstance(n, ast.Name) and (_split(n.id) or target)[1] != target[1] for n in inside):
+            return True
+    return False
+
+
 RECIPE = Recipe(
     id="suffix-mixup",
     summary="x_2 = (inputs_2 - baseline_2) * avg_gradients_1 -> use avg_gradients_2",
     safety="unsafe",
     query=lambda q: q.select("file_input< any* >").modify(_modify),
     tokens=tuple(f"_{digit}{eq}" for digit in range(10) for eq in (" =", "=")),
+    precheck=_may_mix_suffixes,
     before_fails="completeness",
 )
