@@ -19,7 +19,7 @@ from typing import Dict, Iterable, List, Optional
 
 from . import registry
 from .batch import Outcome
-from .notebook import split_label
+from .result import split_label
 from .output import to_json
 from .result import Diagnostic, Edit
 

@@ -34,7 +34,7 @@ import nbformat
 from . import files
 from .batch import Outcome
 from .engine import Options, check_output, transform
-from .result import Diagnostic, SourceResult, Status
+from .result import Diagnostic, SourceResult, Status, cell_label
 
 MARK = "tf-migrate: masked IPython line"
 PYTHON_CELL_MAGICS = {"time", "timeit", "capture", "prun", "debug"}
@@ -181,7 +181,7 @@ def _transform_cell(index: int, source: str, path: str, options: Options,
     masked = mask(source)
     if masked is None:
         return
-    label = f"{path}:cell {index + 1}"
+    label = cell_label(path, index + 1)
     cell_result = transform(masked.text, label, options)
     if cell_result.status is Status.SKIPPED:
         result.errors.append(f"{label}: {cell_result.reason}")
@@ -206,9 +206,3 @@ def process(path: Path, options: Options) -> Outcome:
     if result.status in (Status.SKIPPED, Status.FAILED):
         outcome.problem = f"{path}: {result.reason}"
     return outcome
-
-
-def split_label(path: str) -> Tuple[str, Optional[int]]:
-    """``nb.ipynb:cell 3`` -> ("nb.ipynb", 3); any other path -> (path, None)."""
-    match = re.match(r"^(.*\.ipynb):cell (\d+)$", path)
-    return (match.group(1), int(match.group(2))) if match else (path, None)

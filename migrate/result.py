@@ -4,8 +4,9 @@ TransformSuccess / TransformFailure / TransformSkip)."""
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import asdict, dataclass, field
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 
 class Status(str, enum.Enum):
@@ -65,3 +66,14 @@ class SourceResult:
     def pending(self) -> List[Diagnostic]:
         """Findings the run did not fix (unsafe without --unsafe-fixes, report-only)."""
         return [d for d in self.diagnostics if not d.applied]
+
+
+def cell_label(notebook: str, cell: int) -> str:
+    """The path a finding in a notebook's cell carries: ``nb.ipynb:cell 3``."""
+    return f"{notebook}:cell {cell}"
+
+
+def split_label(path: str) -> Tuple[str, Optional[int]]:
+    """``nb.ipynb:cell 3`` -> ("nb.ipynb", 3); any other path -> (path, None)."""
+    match = re.match(r"^(.*\.ipynb):cell (\d+)$", path)
+    return (match.group(1), int(match.group(2))) if match else (path, None)
