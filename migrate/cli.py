@@ -33,7 +33,6 @@ app = typer.Typer(
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 out = Console(highlight=False, soft_wrap=True)
 
-PATHS = typer.Argument(..., help="Files or directories; '-' reads source from stdin.")
 SELECT = typer.Option(None, "--select", help="Only these recipe ids (comma-separated or repeated).")
 IGNORE = typer.Option(None, "--ignore", help="Skip these recipe ids.")
 EXCLUDE = typer.Option(None, "--exclude", help="Glob(s) of paths to skip (gitignore syntax).")
