@@ -8,7 +8,6 @@ reported and the others still run.
 
 from __future__ import annotations
 
-import ast
 import difflib
 import re
 from dataclasses import dataclass
@@ -22,7 +21,7 @@ from fissix.pgen2.parse import ParseError
 from fissix.pgen2.tokenize import TokenError
 
 from . import prefilter
-from .recipe import PassContext, Recipe, running, stop_running
+from .recipe import PassContext, Recipe, SourceFacts, running, stop_running
 from .result import Diagnostic, Edit, SourceResult, Status
 
 MAX_PASSES = 5
@@ -114,33 +113,29 @@ def _tool(recipe: Recipe) -> BowlerTool:
 
 
 class _Prechecks:
-    """The stdlib ``ast`` of the current text, parsed at most once per text
-    for all the recipes' prechecks; None when CPython cannot parse it (the
-    fissix parse then decides)."""
+    """The SourceFacts of the current text, shared by all the recipes'
+    prechecks until the text changes."""
 
     def __init__(self) -> None:
-        self.text: Optional[str] = None
-        self.tree: Optional[ast.Module] = None
+        self.facts = SourceFacts("")
 
-    def tree_of(self, text: str) -> Optional[ast.Module]:
-        if text != self.text:
-            self.text = text
-            try:
-                self.tree = ast.parse(text)
-            except (SyntaxError, ValueError, MemoryError, RecursionError):
-                self.tree = None
-        return self.tree
+    def facts_of(self, text: str) -> SourceFacts:
+        if text != self.facts.text:
+            self.facts = SourceFacts(text)
+        return self.facts
 
 
 def wants(recipe: Recipe, source: str, prechecks: Optional[_Prechecks] = None) -> bool:
     """Prefilter: can ``source`` contain this recipe's pattern at all? The
-    text tokens first, then the recipe's precheck on the stdlib ``ast``."""
+    text tokens first, then the recipe's precheck."""
     if not prefilter.matcher(recipe.tokens)(source):
         return False
     if recipe.precheck is None:
         return True
-    tree = (prechecks or _Prechecks()).tree_of(source)
-    return tree is None or recipe.precheck(tree)
+    try:
+        return recipe.precheck((prechecks or _Prechecks()).facts_of(source))
+    except SyntaxError:  # CPython cannot parse it: the fissix parse decides
+        return True
 
 
 def transform(source: str, path: str, options: Options) -> SourceResult:

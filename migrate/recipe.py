@@ -46,9 +46,10 @@ class Recipe:
     filters and modifiers attached. ``tokens`` feed the text prefilter: a file
     containing none of them is never parsed for this recipe (an empty tuple
     means "always run"). ``precheck``, when given, is a sharper necessary
-    condition evaluated on the stdlib ``ast`` of a file the tokens let
-    through (CPython's C parser is many times faster than fissix's): it must
-    answer True for every file in which the recipe could report anything.
+    condition on a file the tokens let through, asked of its SourceFacts
+    (the text and its stdlib ``ast``: CPython's C parser is several times
+    faster than fissix's): it must answer True for every file in which the
+    recipe could report anything.
     ``before_fails`` names what the runner must see go
     wrong in this recipe's `before` fixtures: ``"none-gradient"``,
     ``"graph-error"``, ``"completeness"``, or None for a behaviour-preserving
@@ -60,7 +61,7 @@ class Recipe:
     safety: Safety
     query: Callable
     tokens: Tuple[str, ...] = ()
-    precheck: Optional[Callable[[ast.Module], bool]] = None
+    precheck: Optional[Callable[["SourceFacts"], bool]] = None
     before_fails: Optional[str] = None
     doc: str = ""
 
@@ -69,6 +70,32 @@ class Recipe:
             raise ValueError(f"recipe id {self.id!r} is not kebab-case")
         if self.safety not in ("safe", "unsafe"):
             raise ValueError(f"recipe {self.id}: safety must be 'safe' or 'unsafe'")
+
+
+class SourceFacts:
+    """One source text as recipes' prechecks see it: ``text``, and the
+    stdlib ``ast`` ``tree``, built on first use and at most once. On text
+    CPython cannot parse, ``tree`` raises SyntaxError and the engine leaves
+    the decision to the fissix parse."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._views: dict = {}
+
+    def _view(self, name: str, build):
+        if name not in self._views:
+            try:
+                self._views[name] = build()
+            except (SyntaxError, ValueError, MemoryError, RecursionError) as err:
+                self._views[name] = SyntaxError(f"{type(err).__name__}: {err}")
+        view = self._views[name]
+        if isinstance(view, SyntaxError):
+            raise view
+        return view
+
+    @property
+    def tree(self) -> ast.Module:
+        return self._view("tree", lambda: ast.parse(self.text))
 
 
 @dataclass

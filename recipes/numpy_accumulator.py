@@ -62,12 +62,13 @@ CAVEATS:
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Set
 
 from fissix.pgen2 import token
 
-from migrate.recipe import Recipe, propose
+from migrate.recipe import Recipe, SourceFacts, propose
 from recipes._pyast import assigned_names, call_name
 from recipes._ast import (
     add_import, bindings, call_parts, contains, dotted_name, enclosing, imported_names,
@@ -467,10 +468,16 @@ def _modify(node, capture, filename) -> None:
         add_import(node, "import tensorflow as tf")
 
 
-def _may_fill_a_numpy_buffer(tree: ast.Module) -> bool:
+# `...] = ` (not `==`), possibly across a line continuation: a subscript assignment
+_SUBSCRIPT_ASSIGNMENT = re.compile(r"\](?:[ \t]|\\\r?\n)*=(?!=)")
+
+
+def _may_fill_a_numpy_buffer(facts: SourceFacts) -> bool:
     """Precheck: a name bound to a zeros/empty/ones call is subscript-assigned."""
+    if not _SUBSCRIPT_ASSIGNMENT.search(facts.text):
+        return False
     bound, filled = set(), set()
-    for node in ast.walk(tree):
+    for node in ast.walk(facts.tree):
         if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
             if any(any(word in (call_name(sub) or "") for word in RECIPE.tokens)
                    for sub in ast.walk(node.value)):

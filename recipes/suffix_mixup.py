@@ -45,7 +45,7 @@ from typing import List, Optional, Tuple
 
 from fissix.pytree import Leaf
 
-from migrate.recipe import Recipe, propose
+from migrate.recipe import Recipe, SourceFacts, propose
 from recipes import _scope as s
 
 _SUFFIX = re.compile(r"^(?P<stem>[A-Za-z_]\w*?)_(?P<n>\d+)$")
@@ -113,9 +113,9 @@ def _modify(node, capture, filename):
                     leaf.changed()
 
 
-def _may_mix_suffixes(tree: ast.Module) -> bool:
+def _may_mix_suffixes(facts: SourceFacts) -> bool:
     """Precheck: ``name_N = <arithmetic>`` reading a name with another suffix."""
-    for node in ast.walk(tree):
+    for node in ast.walk(facts.tree):
         if not (isinstance(node, ast.Assign) and len(node.targets) == 1
                 and isinstance(node.targets[0], ast.Name)):
             continue

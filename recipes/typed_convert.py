@@ -46,7 +46,7 @@ from typing import Optional
 
 from fissix.pgen2 import token
 
-from migrate.recipe import Recipe, propose
+from migrate.recipe import Recipe, SourceFacts, propose
 from recipes._pyast import assigned_names, call_name
 from recipes import _scope as s
 
@@ -249,11 +249,11 @@ def _modify(node, capture, filename):
     _fold_nested(node, ctx)
 
 
-def _may_cast_a_conversion(tree: ast.Module) -> bool:
+def _may_cast_a_conversion(facts: SourceFacts) -> bool:
     """Precheck: a cast's argument is a convert_to_tensor call, or a name some
     assignment binds to one."""
     converted, cast_args = set(), []
-    for node in ast.walk(tree):
+    for node in ast.walk(facts.tree):
         if isinstance(node, ast.Assign) and call_name(node.value) == "convert_to_tensor":
             converted.update(assigned_names(node))
         elif call_name(node) == "cast":

@@ -41,8 +41,8 @@ from typing import Set
 
 from fissix.pgen2 import token
 
-from migrate.recipe import Recipe, propose
-from recipes._pyast import assigned_names, own_statements, scopes
+from migrate.recipe import Recipe, SourceFacts, propose
+from recipes._pyast import assigned_names
 from recipes._ast import (
     call_parts, dotted_name, enclosing, following_leaf, imported_names, is_call,
     is_name, is_sole_statement_on_line, module_aliases, name_reads, remove_statement,
@@ -174,16 +174,29 @@ def _modify(node, capture, filename) -> None:
             remove_statement(stmt)
 
 
-def _may_hold_an_unused_instance(tree: ast.Module) -> bool:
-    """Precheck: some scope binds a name to a call result and never loads it."""
-    for scope in scopes(tree):
-        built = {name for stmt in own_statements(scope)
-                 if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and isinstance(stmt.value, ast.Call)
-                 for name in assigned_names(stmt)} - {"_"}
-        if built and built - {n.id for n in ast.walk(scope)
-                              if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}:
-            return True
-    return False
+def _may_hold_an_unused_instance(facts: SourceFacts) -> bool:
+    """Precheck: some function or module scope binds a name to a call result
+    and no code inside that scope loads the name (one walk of the ``ast``)."""
+    tree = facts.tree
+    built, loaded = [], {id(tree): set()}
+    stack = [(tree, (tree,), False)]
+    while stack:
+        node, chain, in_class = stack.pop()
+        if isinstance(node, ast.Name):
+            if isinstance(node.ctx, ast.Load):
+                for scope in chain:
+                    loaded[id(scope)].add(node.id)
+            continue
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            chain, in_class = chain + (node,), False
+            loaded[id(node)] = set()
+        elif isinstance(node, ast.ClassDef):
+            in_class = True
+        elif (not in_class and isinstance(node, (ast.Assign, ast.AnnAssign))
+              and isinstance(node.value, ast.Call)):
+            built.extend((chain[-1], name) for name in assigned_names(node) if name != "_")
+        stack.extend((child, chain, in_class) for child in ast.iter_child_nodes(node))
+    return any(name not in loaded[id(scope)] for scope, name in built)
 
 
 RECIPE = Recipe(
