@@ -27,7 +27,6 @@ import subprocess
 import sys
 import tempfile
 import textwrap
-import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Dict, List, Optional
