@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import warnings
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -59,7 +60,7 @@ def _parse_reason(source: str, err: Exception) -> str:
     if isinstance(err, ParseError):
         lineno = err.context[1][0]
     try:
-        compile(source, "<input>", "exec", dont_inherit=True)
+        _compile(source, "<input>")
     except SyntaxError as syn:
         return f"syntax error at line {syn.lineno}: {syn.msg}"
     where = f" at line {lineno}" if lineno else ""
@@ -85,11 +86,19 @@ def _unsupported_feature(line: str) -> str:
     return ""
 
 
+def _compile(source: str, filename: str) -> None:
+    """CPython's own verdict on ``source``; its warnings about user code
+    (``x is 1``) are not ours to print."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)
+        compile(source, filename, "exec", dont_inherit=True)
+
+
 def check_output(source: str, filename: str) -> Optional[str]:
     """None when ``source`` parses with fissix and compiles; else the reason."""
     try:
         parse(source)
-        compile(source, filename, "exec", dont_inherit=True)
+        _compile(source, filename)
     except _Unparsable as err:
         return str(err)
     except (SyntaxError, ValueError) as err:

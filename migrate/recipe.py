@@ -27,6 +27,7 @@ from __future__ import annotations
 import ast
 import contextvars
 import re
+import warnings
 from dataclasses import dataclass, field
 from typing import Callable, Literal, Optional, Tuple
 
@@ -95,7 +96,12 @@ class SourceFacts:
 
     @property
     def tree(self) -> ast.Module:
-        return self._view("tree", lambda: ast.parse(self.text))
+        return self._view("tree", self._parse)
+
+    def _parse(self) -> ast.Module:
+        with warnings.catch_warnings():  # `x is 1` in user code is not ours to report
+            warnings.simplefilter("ignore", SyntaxWarning)
+            return ast.parse(self.text)
 
 
 @dataclass

@@ -17,7 +17,7 @@ from fissix.pytree import Leaf, Node
 
 from migrate.engine import parse
 from recipes._ast import dotted_name as dotted
-from recipes._ast import is_name
+from recipes._ast import enclosing, is_name
 
 syms = pygram.python_symbols
 
@@ -143,13 +143,6 @@ def enclosing_statement(node):
     return None
 
 
-def enclosing(node, types) -> Optional[Node]:
-    node = node.parent
-    while node is not None and node.type not in types:
-        node = node.parent
-    return node
-
-
 def attached(node, root) -> bool:
     """Is ``node`` still part of the tree under ``root`` (not replaced away)?"""
     while node is not None:
@@ -161,7 +154,7 @@ def attached(node, root) -> bool:
 
 def scope_of(node):
     """The function (or module) whose locals ``node`` reads."""
-    return enclosing(node, {syms.funcdef, syms.file_input})
+    return enclosing(node, syms.funcdef, syms.file_input)
 
 
 def blocks(tree) -> Iterator:
@@ -328,19 +321,6 @@ def _value_of(name: str, stmt):
     if elements is None or len(elements) != len(targets):
         return None
     return elements[position]
-
-
-def module_aliases(tree, module: str) -> Set[str]:
-    """Local names of ``import module`` / ``import module as x``."""
-    found = set()
-    for node in tree.pre_order():
-        if node.type == syms.import_name:
-            text = str(node).strip()
-            for part in text[len("import"):].split(","):
-                words = part.split()
-                if words and words[0] == module:
-                    found.add(words[2] if len(words) == 3 and words[1] == "as" else module)
-    return found
 
 
 def scope_names(scope) -> Set[str]:

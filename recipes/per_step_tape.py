@@ -47,6 +47,7 @@ from typing import List, Optional
 
 from migrate.recipe import Recipe, propose
 from recipes import _scope as s
+from recipes._ast import module_aliases
 
 _RANDOM = ("random", "uniform", "normal", "dropout", "shuffle")
 
@@ -99,9 +100,9 @@ def _stacked_path(expr, tape: s.Tape, aliases) -> Optional[_Path]:
             or kids[1].children[0].value != "[" or not s.is_name(kids[1].children[1]):
         return None
     path, index = kids[0].value, kids[1].children[1].value
-    loop = s.enclosing(tape.stmt, {s.syms.for_stmt})
+    loop = s.enclosing(tape.stmt, s.syms.for_stmt)
     while loop is not None and not s.is_name(loop.children[1], index):
-        loop = s.enclosing(loop, {s.syms.for_stmt})
+        loop = s.enclosing(loop, s.syms.for_stmt)
     if loop is None:
         return None
     value = s.reaching_value(path, loop)
@@ -174,7 +175,7 @@ def _hoist(tape: s.Tape, expr, found, taken: set) -> None:
 
 
 def _modify(node, capture, filename):
-    aliases = {"tf": s.module_aliases(node, "tensorflow"), "np": s.module_aliases(node, "numpy")}
+    aliases = {"tf": module_aliases(node, "tensorflow"), "np": module_aliases(node, "numpy")}
     for tape in s.tapes(node):
         if not s.attached(tape.stmt, node):
             continue

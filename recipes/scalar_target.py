@@ -99,7 +99,7 @@ def _builds_model(value, classes: Set[str]) -> bool:
 
 def _self_attribute_is_model(attr: str, at, classes: Set[str]) -> bool:
     """Is ``self.<attr>`` assigned a model anywhere in the class around ``at``?"""
-    owner = s.enclosing(at, {s.syms.classdef})
+    owner = s.enclosing(at, s.syms.classdef)
     if owner is None:
         return False
     for stmt in owner.pre_order():

@@ -49,6 +49,7 @@ from fissix.pgen2 import token
 from migrate.recipe import Recipe, SourceFacts, propose
 from recipes._pyast import assigned_names, call_name
 from recipes import _scope as s
+from recipes._ast import module_aliases
 
 _FLOAT_DTYPES = {"float16", "float32", "float64", "bfloat16", "half", "double"}
 _NUMPY_METHODS = {"to_numpy", "astype"}
@@ -60,8 +61,8 @@ class _Context:
     """What a file's analysis needs: the module aliases it can trust."""
 
     def __init__(self, tree):
-        self.tf = s.module_aliases(tree, "tensorflow")
-        self.np = s.module_aliases(tree, "numpy")
+        self.tf = module_aliases(tree, "tensorflow")
+        self.np = module_aliases(tree, "numpy")
 
 
 def _is_float_dtype(node, ctx: _Context) -> bool:
