@@ -75,7 +75,8 @@ class Recipe:
 
 class SourceFacts:
     """One source text as recipes' prechecks see it: ``text``, and the
-    stdlib ``ast`` ``tree``, built on first use and at most once. On text
+    stdlib ``ast`` ``tree``, built on first use and at most once, and views
+    derived from them. On text
     CPython cannot parse, ``tree`` raises SyntaxError and the engine leaves
     the decision to the fissix parse."""
 
@@ -97,6 +98,11 @@ class SourceFacts:
     @property
     def tree(self) -> ast.Module:
         return self._view("tree", self._parse)
+
+    def derived(self, name: str, build: Callable[["SourceFacts"], object]):
+        """``build(self)``, computed once per text and shared by every
+        precheck that asks for ``name`` (the import lines, the import table)."""
+        return self._view(name, lambda: build(self))
 
     def _parse(self) -> ast.Module:
         with warnings.catch_warnings():  # `x is 1` in user code is not ours to report

@@ -69,7 +69,7 @@ from typing import Dict, List, Optional, Set
 from fissix.pgen2 import token
 
 from migrate.recipe import Recipe, SourceFacts, propose
-from recipes._pyast import assigned_names, call_name
+from recipes._pyast import assigned_names, declarations, dotted, may_import
 from recipes._ast import (
     add_import, bindings, call_parts, contains, dotted_name, enclosing, imported_names,
     insert_after, is_call, is_full_slice, is_name, is_sole_statement_on_line, module_aliases,
@@ -473,22 +473,53 @@ _SUBSCRIPT_ASSIGNMENT = re.compile(r"\](?:[ \t]|\\\r?\n)*=(?!=)")
 
 
 def _may_fill_a_numpy_buffer(facts: SourceFacts) -> bool:
-    """Precheck: a name bound to a zeros/empty/ones call is subscript-assigned."""
-    if not _SUBSCRIPT_ASSIGNMENT.search(facts.text):
+    """Precheck: the file imports NumPy (Imports.numpy_function) and, in one
+    function (nested ones included), a name is bound to one of its
+    factories and subscript-assigned, and something can make a tensor
+    (Analysis.is_tensor: a ``self.<layer>(...)`` call or a name bound by
+    ``import tensorflow``)."""
+    if not _SUBSCRIPT_ASSIGNMENT.search(facts.text) or not may_import(facts, ("numpy",)):
         return False
-    bound, filled = set(), set()
-    for node in ast.walk(facts.tree):
-        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
-            if any(any(word in (call_name(sub) or "") for word in RECIPE.tokens)
-                   for sub in ast.walk(node.value)):
-                bound.update(assigned_names(node))
+    found = declarations(facts)
+    numpy = found.module_aliases("numpy")
+    factories = {local for local, name in found.imported_names("numpy").items() if name in FACTORIES}
+    if not numpy and not factories:
+        return False
+    tensorflow = found.module_aliases("tensorflow")
+    functions: Dict[int, _FunctionFacts] = {}
+    stack = [(node, None) for node in facts.tree.body]
+    while stack:
+        node, function = stack.pop()
+        if function is None and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            function = functions.setdefault(id(node), _FunctionFacts())
+        elif function is None:
+            pass  # buffers outside any function are left alone
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Call):
+            head, _, name = (dotted(node.value.func) or "").rpartition(".")
+            if (head in numpy and name in FACTORIES) or (not head and name in factories):
+                function.bound.update(assigned_names(node))
         elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store):
             base = node.value
             while isinstance(base, ast.Subscript):
                 base = base.value
             if isinstance(base, ast.Name):
-                filled.add(base.id)
-    return not bound.isdisjoint(filled)
+                function.filled.add(base.id)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == "self":
+            function.makes_tensors = True
+        elif isinstance(node, ast.Name) and node.id in tensorflow:
+            function.makes_tensors = True
+        stack.extend((child, function) for child in ast.iter_child_nodes(node))
+    return any(f.makes_tensors and not f.bound.isdisjoint(f.filled) for f in functions.values())
+
+
+@dataclass
+class _FunctionFacts:
+    """What the precheck saw in one outermost function."""
+
+    bound: Set[str] = field(default_factory=set)
+    filled: Set[str] = field(default_factory=set)
+    makes_tensors: bool = False
 
 
 RECIPE = Recipe(

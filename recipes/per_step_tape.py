@@ -43,11 +43,13 @@ CAVEATS:
 
 from __future__ import annotations
 
+import ast
 from typing import List, Optional
 
-from migrate.recipe import Recipe, propose
+from migrate.recipe import Recipe, SourceFacts, propose
 from recipes import _scope as s
 from recipes._ast import module_aliases
+from recipes._pyast import method_calls, tapes
 
 _RANDOM = ("random", "uniform", "normal", "dropout", "shuffle")
 
@@ -200,11 +202,26 @@ def _modify(node, capture, filename):
                     _hoist(tape, expr, found, taken)
 
 
+def _may_watch_an_expression(facts: SourceFacts) -> bool:
+    """Precheck: a ``with ...GradientTape() as tape:`` body calls
+    ``tape.watch`` on something other than a plain name (``(x)`` counts:
+    the recipe sees an expression there, so any second parenthesis does)."""
+    for stmt, tape in tapes(facts):
+        for call in method_calls(stmt, tape, "watch"):
+            items = [item for arg in call.args
+                     for item in (arg.elts if isinstance(arg, (ast.List, ast.Tuple)) else [arg])]
+            if not all(isinstance(item, ast.Name) for item in items + call.keywords) \
+                    or ast.get_source_segment(facts.text, call).count("(") > 1:
+                return True
+    return False
+
+
 RECIPE = Recipe(
     id="per-step-tape",
     summary="tape.watch(path[i]) on a re-evaluated expression -> one per-step tensor bound to a name",
     safety="safe",
     query=lambda q: q.select("file_input< any* >").modify(_modify),
     tokens=(".watch(",),
+    precheck=_may_watch_an_expression,
     before_fails="none-gradient",
 )

@@ -55,8 +55,9 @@ from typing import List, Optional, Set
 
 from fissix.pgen2 import token
 
-from migrate.recipe import Recipe, option, propose
+from migrate.recipe import Recipe, SourceFacts, option, propose
 from recipes import _scope as s
+from recipes._pyast import method_calls, tapes
 
 _MODEL_LIKE = re.compile(r"^(model|net|classifier|\w+_model)$")
 _MODEL_CLASSES = {"Model", "Sequential"}
@@ -184,11 +185,24 @@ def _modify(node, capture, filename):
             value.append_child(s.parse_expression(f"x[:, {index}]").children[-1].clone())
 
 
+def _may_differentiate_a_watched_input(facts: SourceFacts) -> bool:
+    """Precheck: a ``with ...GradientTape() as tape:`` body calls
+    ``tape.watch`` and the file calls ``tape.gradient`` with two arguments
+    or more."""
+    for stmt, tape in tapes(facts):
+        if any(True for _ in method_calls(stmt, tape, "watch")) and any(
+                len(call.args) + len(call.keywords) >= 2
+                for call in method_calls(facts.tree, tape, "gradient")):
+            return True
+    return False
+
+
 RECIPE = Recipe(
     id="scalar-target",
     summary="tape.gradient(model(x), x) on a non-scalar output -> select the target output",
     safety="unsafe",
     query=lambda q: q.select("file_input< any* >").modify(_modify),
     tokens=(".gradient(",),
+    precheck=_may_differentiate_a_watched_input,
     before_fails="completeness",
 )

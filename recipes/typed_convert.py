@@ -47,7 +47,7 @@ from typing import Optional
 from fissix.pgen2 import token
 
 from migrate.recipe import Recipe, SourceFacts, propose
-from recipes._pyast import assigned_names, call_name
+from recipes._pyast import assigned_names, declarations, dotted, may_import
 from recipes import _scope as s
 from recipes._ast import module_aliases
 
@@ -251,17 +251,30 @@ def _modify(node, capture, filename):
 
 
 def _may_cast_a_conversion(facts: SourceFacts) -> bool:
-    """Precheck: a cast's argument is a convert_to_tensor call, or a name some
+    """Precheck: with ``import tensorflow [as tf]`` (_Context), a ``tf.cast``'s
+    argument is a one-argument ``tf.convert_to_tensor`` call, or a name some
     assignment binds to one."""
+    if not may_import(facts, ("tensorflow",)):
+        return False
+    tf = declarations(facts).module_aliases("tensorflow")
+    if not tf:
+        return False
+    casts = {f"{alias}.cast" for alias in tf} | {f"{alias}.dtypes.cast" for alias in tf}
+    converts = {f"{alias}.convert_to_tensor" for alias in tf}
+
+    def is_conversion(node) -> bool:
+        return (isinstance(node, ast.Call) and dotted(node.func) in converts
+                and len(node.args) + len(node.keywords) == 1)
+
     converted, cast_args = set(), []
     for node in ast.walk(facts.tree):
-        if isinstance(node, ast.Assign) and call_name(node.value) == "convert_to_tensor":
+        if isinstance(node, ast.Assign) and is_conversion(node.value):
             converted.update(assigned_names(node))
-        elif call_name(node) == "cast":
+        elif isinstance(node, ast.Call) and dotted(node.func) in casts:
             cast_args.extend(node.args)
             cast_args.extend(k.value for k in node.keywords)
-    return any(call_name(arg) == "convert_to_tensor"
-               or (isinstance(arg, ast.Name) and arg.id in converted) for arg in cast_args)
+    return any(is_conversion(arg) or (isinstance(arg, ast.Name) and arg.id in converted)
+               for arg in cast_args)
 
 
 RECIPE = Recipe(

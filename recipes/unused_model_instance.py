@@ -37,12 +37,12 @@ CAVEATS:
 from __future__ import annotations
 
 import ast
-from typing import Set
+from typing import Dict, List, Optional, Set
 
 from fissix.pgen2 import token
 
 from migrate.recipe import Recipe, SourceFacts, propose
-from recipes._pyast import assigned_names
+from recipes._pyast import assigned_names, declarations, dotted, may_import
 from recipes._ast import (
     call_parts, dotted_name, enclosing, following_leaf, imported_names, is_call,
     is_name, is_sole_statement_on_line, module_aliases, name_reads, remove_statement,
@@ -56,17 +56,20 @@ _NOT_LAYERS = ("Input",)
 
 
 class KerasNames:
-    """How this file can name a Keras model or layer class."""
+    """How this file can name a Keras model or layer class. ``imports``
+    answers ``module_aliases(module)`` and ``imported_names(module)``;
+    ``class_bases`` maps each class of the file to its dotted bases. The
+    recipe reads both from the fissix tree, its precheck from the ``ast``."""
 
-    def __init__(self, root):
-        tensorflow = module_aliases(root, "tensorflow")
+    def __init__(self, imports, class_bases: Dict[str, List[Optional[str]]]):
+        tensorflow = imports.module_aliases("tensorflow")
         self.keras = {f"{alias}.keras" for alias in tensorflow}
         for module in KERAS_MODULES:
-            self.keras |= module_aliases(root, module)
+            self.keras |= imports.module_aliases(module)
         self.namespaces: Set[str] = set()
         self.classes: Set[str] = set()
         for module in ("tensorflow", "tensorflow.keras", "keras", "tf_keras"):
-            for local, original in imported_names(root, module).items():
+            for local, original in imports.imported_names(module).items():
                 if module == "tensorflow" and original == "keras":
                     self.keras.add(local)
                 elif module != "tensorflow" and original in _KERAS_NAMESPACES:
@@ -75,9 +78,14 @@ class KerasNames:
                     self.classes.add(local)
         for keras in KERAS_MODULES:
             for namespace in _KERAS_NAMESPACES:
-                for local in imported_names(root, f"{keras}.{namespace}"):
+                for local in imports.imported_names(f"{keras}.{namespace}"):
                     self.classes.add(local)
-        self.classes |= self._defined_subclasses(root)
+        if self.keras or self.namespaces or self.classes:
+            self._add_subclasses(class_bases)
+
+    @classmethod
+    def of(cls, root) -> "KerasNames":
+        return cls(_FissixImports(root), _class_bases(root))
 
     def is_keras_class(self, name: str) -> bool:
         head, _, last = name.rpartition(".")
@@ -94,23 +102,36 @@ class KerasNames:
                 return True
         return False
 
-    def _defined_subclasses(self, root) -> Set[str]:
+    def _add_subclasses(self, class_bases) -> None:
         """Classes of this file that derive (transitively) from a Keras class."""
-        defined = {}
-        for node in root.pre_order():
-            if node.type == syms.classdef and len(node.children) > 3 and node.children[2].type == token.LPAR:
-                bases = node.children[3]
-                items = bases.children if bases.type == syms.arglist else [bases]
-                defined[node.children[1].value] = [dotted_name(b) for b in items if b.type != token.COMMA]
-        found: Set[str] = set()
         while True:
-            before = len(found)
-            for name, bases in defined.items():
-                if any(b and (b in found or self.is_keras_class(b)) for b in bases):
-                    found.add(name)
-            self.classes |= found
-            if len(found) == before:
-                return found
+            before = len(self.classes)
+            self.classes |= {name for name, bases in class_bases.items()
+                             if any(b and (b in self.classes or self.is_keras_class(b)) for b in bases)}
+            if len(self.classes) == before:
+                return
+
+
+class _FissixImports:
+    def __init__(self, root):
+        self.root = root
+
+    def module_aliases(self, module: str) -> Set[str]:
+        return module_aliases(self.root, module)
+
+    def imported_names(self, module: str) -> Dict[str, str]:
+        return imported_names(self.root, module)
+
+
+def _class_bases(root) -> Dict[str, List[Optional[str]]]:
+    bases: Dict[str, List[Optional[str]]] = {}
+    for node in root.pre_order():
+        if node.type == syms.classdef and len(node.children) > 3 and node.children[2].type == token.LPAR:
+            items = node.children[3]
+            items = items.children if items.type == syms.arglist else [items]
+            bases.setdefault(node.children[1].value, []).extend(
+                dotted_name(b) for b in items if b.type != token.COMMA)
+    return bases
 
 
 def _exported(root) -> Set[str]:
@@ -123,7 +144,7 @@ def _exported(root) -> Set[str]:
 
 
 def _unused_instances(root):
-    keras = KerasNames(root)
+    keras = KerasNames.of(root)
     exported = _exported(root)
     for node in root.pre_order():
         parts = single_assignment(node)
@@ -174,9 +195,21 @@ def _modify(node, capture, filename) -> None:
             remove_statement(stmt)
 
 
+# the modules whose import lets a file name a Keras class (KerasNames)
+_KERAS_IMPORTS = ("tensorflow",) + KERAS_MODULES + tuple(
+    f"{keras}.{namespace}" for keras in KERAS_MODULES for namespace in _KERAS_NAMESPACES)
+
+
 def _may_hold_an_unused_instance(facts: SourceFacts) -> bool:
-    """Precheck: some function or module scope binds a name to a call result
-    and no code inside that scope loads the name (one walk of the ``ast``)."""
+    """Precheck: the file imports Keras in a way KerasNames knows, and some
+    function or module scope binds a name to a call of a Keras class and no
+    code inside that scope loads the name (one walk of the ``ast``)."""
+    if not may_import(facts, _KERAS_IMPORTS):
+        return False
+    found = declarations(facts)
+    keras = KerasNames(found, found.class_bases)
+    if not (keras.keras or keras.namespaces or keras.classes):
+        return False
     tree = facts.tree
     built, loaded = [], {id(tree): set()}
     stack = [(tree, (tree,), False)]
@@ -193,7 +226,8 @@ def _may_hold_an_unused_instance(facts: SourceFacts) -> bool:
         elif isinstance(node, ast.ClassDef):
             in_class = True
         elif (not in_class and isinstance(node, (ast.Assign, ast.AnnAssign))
-              and isinstance(node.value, ast.Call)):
+              and isinstance(node.value, ast.Call)
+              and keras.is_keras_class(dotted(node.value.func) or ".")):
             built.extend((chain[-1], name) for name in assigned_names(node) if name != "_")
         stack.extend((child, chain, in_class) for child in ast.iter_child_nodes(node))
     return any(name not in loaded[id(scope)] for scope, name in built)

@@ -51,18 +51,20 @@ CAVEATS (why it is unsafe):
 
 from __future__ import annotations
 
+import ast
 import textwrap
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Set
 
 from fissix.pgen2 import token
 
-from migrate.recipe import Recipe, propose
+from migrate.recipe import Recipe, SourceFacts, propose
 from recipes._ast import (
     bindings, call_parts, contains, is_name, is_sole_statement_on_line, module_aliases, name_reads,
     remove_statement, replace_statement, sequence_items, single_assignment, source, start,
     statement_of, subscript_parts, syms,
 )
+from recipes._pyast import declarations, dotted, may_import
 
 ONE, BARE = "one", "bare"  # per-sample value with / without a leading batch-of-one axis
 _NEWAXIS = ("None", "np.newaxis", "numpy.newaxis", "tf.newaxis")
@@ -401,6 +403,21 @@ def _modify(node, capture, filename) -> None:
             remove_statement(creation)
 
 
+def _may_loop_over_samples(facts: SourceFacts) -> bool:
+    """Precheck: with ``import tensorflow [as tf]``, a ``for i in range(...)``
+    loop ends with ``buf = buf.write(...)``."""
+    if not may_import(facts, ("tensorflow",)) or not declarations(facts).module_aliases("tensorflow"):
+        return False
+    for node in ast.walk(facts.tree):
+        if isinstance(node, ast.For) and isinstance(node.target, ast.Name) \
+                and isinstance(node.iter, ast.Call) and dotted(node.iter.func) == "range":
+            last = node.body[-1]
+            if isinstance(last, ast.Assign) and isinstance(last.value, ast.Call) \
+                    and isinstance(last.value.func, ast.Attribute) and last.value.func.attr == "write":
+                return True
+    return False
+
+
 RECIPE = Recipe(
     id="vectorize-sample-loop",
     summary="a per-sample loop of layer calls becomes one call on the whole batch",
@@ -409,5 +426,6 @@ RECIPE = Recipe(
     # numpy-accumulator's TensorArrays count too: the prefilter runs again
     # on each pass's text
     tokens=("TensorArray",),
+    precheck=_may_loop_over_samples,
     before_fails=None,
 )

@@ -87,3 +87,80 @@ def test_prefilter_changes_no_answer_on_fixture_variants(case):
     unfiltered = dataclasses.replace(recipe, tokens=(), precheck=None)
     for source in _without_one_statement(case):
         assert _answer(source, "variant.py", recipe) == _answer(source, "variant.py", unfiltered)
+
+
+# -- the prechecks' import gates: the text and the ast see at least every
+# import the recipes see on the fissix tree, however it is spelled
+
+MODULES = ("numpy", "tensorflow", "tensorflow.keras", "keras", "tf_keras", "keras.layers",
+           "tensorflow.keras.models", "tensorflow.compat.v2", "numpy.random", "os")
+DOT_GAPS = st.sampled_from(["", " ", "\t", " \\\n  "])
+
+
+@st.composite
+def import_statements(draw) -> str:
+    module = draw(st.sampled_from(MODULES))
+    gaps = draw(st.lists(DOT_GAPS, min_size=3, max_size=3))
+    spelled = "".join(part + (f"{gaps[i]}.{gaps[i]}" if i < module.count(".") else "")
+                      for i, part in enumerate(module.split(".")))
+    alias = draw(st.sampled_from(["", " as m", " \\\n as m"]))
+    if draw(st.booleans()):
+        before = draw(st.sampled_from(["", "os, ", "os as o, "]))
+        statement = f"import {before}{spelled}{alias}"
+    else:
+        names = draw(st.sampled_from(["zeros", "keras", "Dense as D", "(\n    layers,\n    Model,\n)", "*"]))
+        statement = f"from {spelled} import {names}"
+    context = draw(st.sampled_from(["{}", "if True: {}", "x = 1; {}", "def f():\n    {}",
+                                    "try:\n    {}\nexcept ImportError:\n    pass"]))
+    return context.format(statement) + "\n"
+
+
+@given(st.lists(import_statements(), min_size=1, max_size=3).map("".join))
+def test_import_gates_see_every_import_the_recipes_see(source):
+    from migrate.engine import parse
+    from migrate.recipe import SourceFacts
+    from recipes._ast import imported_names, module_aliases
+    from recipes._pyast import declarations, may_import
+
+    root, facts = parse(source), SourceFacts(source)
+    found = declarations(facts)
+    for module in MODULES:
+        aliases, names = module_aliases(root, module), imported_names(root, module)
+        assert aliases <= found.module_aliases(module)
+        assert names.items() <= found.imported_names(module).items()
+        if aliases or names:
+            assert may_import(facts, [module]), module
+
+
+def test_import_gates_tell_a_module_from_its_submodules():
+    from migrate.recipe import SourceFacts
+    from recipes._pyast import may_import
+
+    def gate(source, module):
+        return may_import(SourceFacts(source), [module])
+
+    assert not gate("import tensorflow.compat.v2 as tf\n", "tensorflow")
+    assert not gate("from tf_keras.src.engine import training\n", "tf_keras")
+    assert not gate("# see https://www.tensorflow.org\n", "tensorflow")
+    assert gate("import tensorflow \\\n  as tf\n", "tensorflow")
+    assert gate("import os, tensorflow.keras as k\n", "tensorflow.keras")
+    assert gate("x = 1; from numpy import zeros\n", "numpy")
+
+
+RESPELLINGS = [
+    (r"^import (\w+) as (\w+)$", r"import os, \1 \\\n    as \2"),
+    (r"^import (\w+) as (\w+)$", r"try:\n    import \1 as \2\nexcept ImportError:\n    raise"),
+    (r"^import (\w+) as (\w+)$", r"import os; import \1 as \2"),
+]
+
+
+@pytest.mark.parametrize("respelling", RESPELLINGS, ids=["continued", "in-try", "after-semicolon"])
+@pytest.mark.parametrize("case", [c for c in CASES if c.after], ids=lambda c: c.id)
+def test_prefilter_changes_no_answer_whatever_the_import_spelling(case, respelling):
+    import re
+
+    recipe = RECIPES[case.recipe]
+    unfiltered = dataclasses.replace(recipe, tokens=(), precheck=None)
+    source = re.sub(respelling[0], respelling[1], case.before.read_text(), flags=re.M)
+    assert _answer(source, "respelled.py", recipe) == _answer(source, "respelled.py", unfiltered)
+    assert wants(recipe, source)
