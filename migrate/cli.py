@@ -12,7 +12,6 @@ from typing import Iterator, List, Optional
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
 from . import batch, config, files, output, registry
@@ -121,6 +120,8 @@ def _outcomes(run: Run) -> Iterator[batch.Outcome]:
     if not (err.is_terminal and len(found.files) > 1):
         yield from batch.run(found.files, run.options, jobs=jobs, cache=cache)
         return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn  # a terminal only
+
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
     with Progress(*columns, console=err, transient=True) as progress:
         task = progress.add_task("tf-migrate", total=len(found.files))

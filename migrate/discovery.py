@@ -49,44 +49,73 @@ def discover(paths: Sequence[Path], exclude: Iterable[str] = ()) -> Discovery:
 
 def _walk(root: Path, excluded: pathspec.GitIgnoreSpec,
           problems: List[str]) -> Iterator[Tuple[Path, Path]]:
-    """(path, real path) of each file under ``root``."""
+    """(path, real path) of each file under ``root``, directory by directory
+    in sorted order, files before subdirectories (as ``os.walk`` top-down).
+    Only a symlink is resolved: a plain entry's real path is its parent's
+    plus its name, which keeps a large tree cheap to walk."""
     ignores: List[Tuple[Path, pathspec.GitIgnoreSpec]] = []
     visited = set()
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=True,
-                                                onerror=lambda e: problems.append(
-                                                    f"{e.filename}: cannot list ({e.strerror})")):
-        here = Path(dirpath)
-        real = here.resolve()
+    filtering = bool(excluded.patterns)
+    stack = [(root, root)]
+    while stack:
+        here, real = stack.pop()
         if real in visited or not _inside(real, root):
-            dirnames[:] = []
-            if real in visited:
-                problems.append(f"{here}: symlink loop, not followed")
-            else:
-                problems.append(f"{here}: symlink out of {root}, not followed")
+            problems.append(f"{here}: symlink loop, not followed" if real in visited
+                            else f"{here}: symlink out of {root}, not followed")
             continue
         visited.add(real)
-        gitignore = here / ".gitignore"
-        if gitignore.is_file():
-            try:
-                lines = gitignore.read_text(errors="replace").splitlines()
-                ignores.append((here, pathspec.GitIgnoreSpec.from_lines(lines)))
-            except OSError as err:
-                problems.append(f"{gitignore}: cannot read ({err.strerror})")
-        dirnames[:] = sorted(
-            d for d in dirnames
-            if d not in ALWAYS_SKIPPED and not _ignored(here / d, True, root, excluded, ignores)
-        )
-        for name in sorted(filenames):
-            path = here / name
-            if not name.endswith(SUFFIXES) or _ignored(path, False, root, excluded, ignores):
+        try:
+            with os.scandir(here) as listing:
+                entries = sorted(listing, key=lambda entry: entry.name)
+        except OSError as err:
+            problems.append(f"{err.filename}: cannot list ({err.strerror})")
+            continue
+        if any(entry.name == ".gitignore" and entry.is_file() for entry in entries):
+            filtering = _read_gitignore(here, ignores, problems) or filtering
+        subdirectories = []
+        for entry in entries:
+            path = here / entry.name
+            if _is_dir(entry):
+                if entry.name in ALWAYS_SKIPPED or (filtering and _ignored(path, True, root, excluded, ignores)):
+                    continue
+                target = _real(path) if entry.is_symlink() else real / entry.name
+                if target is None:
+                    problems.append(f"{path}: symlink loop, not followed")
+                else:
+                    subdirectories.append((path, target))
                 continue
-            target = _real(path) if path.is_symlink() else real / name
+            if not entry.name.endswith(SUFFIXES) or (filtering and _ignored(path, False, root, excluded, ignores)):
+                continue
+            target = _real(path) if entry.is_symlink() else real / entry.name
             if target is None:
                 problems.append(f"{path}: symlink loop, not followed")
             elif not _inside(target, root):
                 problems.append(f"{path}: symlink out of {root}, not followed")
             else:
                 yield path, target
+        stack.extend(reversed(subdirectories))
+
+
+def _is_dir(entry: os.DirEntry) -> bool:
+    """A directory, or a symlink to one (followed, then checked against the root)."""
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
+
+
+def _read_gitignore(here: Path, ignores: List[Tuple[Path, pathspec.GitIgnoreSpec]],
+                    problems: List[str]) -> bool:
+    """Add ``here/.gitignore``'s spec to ``ignores``; True when it has patterns."""
+    gitignore = here / ".gitignore"
+    try:
+        lines = gitignore.read_text(errors="replace").splitlines()
+    except OSError as err:
+        problems.append(f"{gitignore}: cannot read ({err.strerror})")
+        return False
+    spec = pathspec.GitIgnoreSpec.from_lines(lines)
+    ignores.append((here, spec))
+    return bool(spec.patterns)
 
 
 def _real(path: Path) -> Optional[Path]:

@@ -12,10 +12,8 @@ import difflib
 import re
 import warnings
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
-from bowler import Query
-from bowler.tool import BowlerTool
 from fissix import pygram, pytree
 from fissix.pgen2 import driver as pgen_driver
 from fissix.pgen2.parse import ParseError
@@ -24,6 +22,9 @@ from fissix.pgen2.tokenize import TokenError
 from . import prefilter
 from .recipe import PassContext, Recipe, SourceFacts, running, stop_running
 from .result import Diagnostic, Edit, SourceResult, Status
+
+if TYPE_CHECKING:
+    from bowler.tool import BowlerTool
 
 MAX_PASSES = 5
 _GRAMMAR = pygram.python_grammar_no_print_and_exec_statement
@@ -110,9 +111,13 @@ _tools: Dict[str, BowlerTool] = {}
 
 
 def _tool(recipe: Recipe) -> BowlerTool:
-    """One compiled BowlerTool per recipe per process (patterns compile once)."""
+    """One compiled BowlerTool per recipe per process (patterns compile once).
+    Bowler is imported on first use: a run answered from the cache needs none."""
     tool = _tools.get(recipe.id)
     if tool is None:
+        from bowler import Query
+        from bowler.tool import BowlerTool
+
         fixers = recipe.query(Query()).compile()
         tool = BowlerTool(fixers, interactive=False, write=False, silent=True,
                           options={"print_function": True})

@@ -164,3 +164,18 @@ def test_prefilter_changes_no_answer_whatever_the_import_spelling(case, respelli
     source = re.sub(respelling[0], respelling[1], case.before.read_text(), flags=re.M)
     assert _answer(source, "respelled.py", recipe) == _answer(source, "respelled.py", unfiltered)
     assert wants(recipe, source)
+
+
+def test_benchmark_candidate_tail_is_every_recipes_candidate_and_no_finding():
+    """The benchmark's parse-bound copy appends this tail to every file: if a
+    sharper precheck rejected it, the copy would silently stop being parse-bound."""
+    import ast
+
+    from fixture_cases import ROOT
+
+    module = ast.parse((ROOT / "benchmarks" / "bench_check.py").read_text())
+    source = next(ast.literal_eval(node.value) for node in module.body if isinstance(node, ast.Assign)
+                  and [t.id for t in node.targets] == ["CANDIDATE_TAIL"])
+    assert [r.id for r in RECIPES.values() if not wants(r, source)] == []
+    result = transform(source, "tail.py", Options(tuple(RECIPES.values()), unsafe_fixes=True))
+    assert (result.status.value, result.diagnostics) == ("unchanged", [])
