@@ -15,6 +15,7 @@ from fissix.pgen2 import token
 from fissix.pytree import Leaf, Node
 
 from migrate.engine import parse
+from recipes._pyast import Declarations
 
 syms = pygram.python_symbols
 LN = "Leaf | Node"
@@ -164,35 +165,31 @@ def import_statements(root) -> List:
     return found
 
 
-def module_aliases(root, module: str) -> Set[str]:
-    """Local names bound to ``module`` by ``import module [as x]``."""
-    aliases = set()
+def import_table(root) -> Declarations:
+    """What the file's import statements bind (``import m as x``, ``from m
+    import a as b``; relative imports left out), in one walk."""
+    table = Declarations()
     for node in import_statements(root):
         if node.type == syms.import_name:
             target = node.children[1]
             items = target.children if target.type == syms.dotted_as_names else [target]
             for item in items:
-                if item.type == syms.dotted_as_name and dotted_name_text(item.children[0]) == module:
-                    aliases.add(item.children[2].value)
-                elif dotted_name_text(item) == module:
-                    aliases.add(module)
-    return aliases
-
-
-def imported_names(root, module: str) -> Dict[str, str]:
-    """local name -> original name for ``from module import a [as b]``."""
-    names = {}
-    for node in import_statements(root):
-        if node.type != syms.import_from or dotted_name_text(node.children[1]) != module:
-            continue
-        for child in node.children[3:]:
-            items = child.children if child.type == syms.import_as_names else [child]
-            for item in items:
-                if item.type == syms.import_as_name:
-                    names[item.children[2].value] = item.children[0].value
-                elif is_name(item):
-                    names[item.value] = item.value
-    return names
+                if item.type == syms.dotted_as_name:
+                    table.aliases.setdefault(dotted_name_text(item.children[0]), set()).add(
+                        item.children[2].value)
+                elif item.type != token.COMMA:
+                    module = dotted_name_text(item)
+                    table.aliases.setdefault(module, set()).add(module)
+        elif not dotted_name_text(node.children[1]).startswith("."):  # not a relative import
+            names = table.names.setdefault(dotted_name_text(node.children[1]), {})
+            for child in node.children[3:]:
+                items = child.children if child.type == syms.import_as_names else [child]
+                for item in items:
+                    if item.type == syms.import_as_name:
+                        names[item.children[2].value] = item.children[0].value
+                    elif is_name(item):
+                        names[item.value] = item.value
+    return table
 
 
 def dotted_name_text(node) -> str:

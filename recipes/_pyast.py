@@ -65,9 +65,10 @@ def _module_pattern(modules: tuple) -> Pattern:
 
 @dataclass
 class Declarations:
-    """What the file's ``import`` statements bind (the same answers as
-    ``recipes._ast.module_aliases`` / ``imported_names`` on the fissix tree)
-    and the bases of its classes (of every class of a name, merged)."""
+    """What the file's ``import`` statements bind and the bases of its
+    classes (of every class of a name, merged). Built from the ``ast`` here
+    and from the fissix tree by ``recipes._ast.import_table``, which must
+    never answer more than this one."""
 
     aliases: Dict[str, Set[str]] = field(default_factory=dict)
     names: Dict[str, Dict[str, str]] = field(default_factory=dict)

@@ -69,10 +69,10 @@ from typing import Dict, List, Optional, Set
 from fissix.pgen2 import token
 
 from migrate.recipe import Recipe, SourceFacts, propose
-from recipes._pyast import assigned_names, declarations, dotted, may_import
+from recipes._pyast import Declarations, assigned_names, declarations, dotted, may_import
 from recipes._ast import (
-    add_import, bindings, call_parts, contains, dotted_name, enclosing, imported_names,
-    insert_after, is_call, is_full_slice, is_name, is_sole_statement_on_line, module_aliases,
+    add_import, bindings, call_parts, contains, dotted_name, enclosing, import_table,
+    insert_after, is_call, is_full_slice, is_name, is_sole_statement_on_line,
     name_reads, parse_expression, sequence_items, source,
     start, statement_of, subscript_parts, syms,
 )
@@ -94,9 +94,10 @@ class Imports:
     tensorflow: Set[str]
 
     @classmethod
-    def of(cls, root) -> "Imports":
-        return cls(module_aliases(root, "numpy"), imported_names(root, "numpy"),
-                   module_aliases(root, "tensorflow"))
+    def of(cls, table: Declarations) -> "Imports":
+        """From the import table of the fissix tree or of the ``ast``."""
+        return cls(table.module_aliases("numpy"), table.imported_names("numpy"),
+                   table.module_aliases("tensorflow"))
 
     def numpy_function(self, callee: str) -> Optional[str]:
         """``zeros`` for ``np.zeros`` / ``onp.zeros`` / an imported ``zeros``."""
@@ -450,7 +451,7 @@ def _message(buffer: Buffer) -> str:
 
 
 def _modify(node, capture, filename) -> None:
-    imports = Imports.of(node)
+    imports = Imports.of(import_table(node))
     tf = "tf" if "tf" in imports.tensorflow else min(imports.tensorflow, default=None)
     rewritten = False
     for function in [n for n in node.pre_order() if n.type == syms.funcdef]:
@@ -480,12 +481,9 @@ def _may_fill_a_numpy_buffer(facts: SourceFacts) -> bool:
     ``import tensorflow``)."""
     if not _SUBSCRIPT_ASSIGNMENT.search(facts.text) or not may_import(facts, ("numpy",)):
         return False
-    found = declarations(facts)
-    numpy = found.module_aliases("numpy")
-    factories = {local for local, name in found.imported_names("numpy").items() if name in FACTORIES}
-    if not numpy and not factories:
+    imports = Imports.of(declarations(facts))
+    if not imports.numpy and not set(imports.numpy_names.values()) & set(FACTORIES):
         return False
-    tensorflow = found.module_aliases("tensorflow")
     functions: Dict[int, _FunctionFacts] = {}
     stack = [(node, None) for node in facts.tree.body]
     while stack:
@@ -495,8 +493,7 @@ def _may_fill_a_numpy_buffer(facts: SourceFacts) -> bool:
         elif function is None:
             pass  # buffers outside any function are left alone
         elif isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Call):
-            head, _, name = (dotted(node.value.func) or "").rpartition(".")
-            if (head in numpy and name in FACTORIES) or (not head and name in factories):
+            if imports.numpy_function(dotted(node.value.func) or "") in FACTORIES:
                 function.bound.update(assigned_names(node))
         elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store):
             base = node.value
@@ -507,7 +504,7 @@ def _may_fill_a_numpy_buffer(facts: SourceFacts) -> bool:
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
                 and isinstance(node.func.value, ast.Name) and node.func.value.id == "self":
             function.makes_tensors = True
-        elif isinstance(node, ast.Name) and node.id in tensorflow:
+        elif isinstance(node, ast.Name) and node.id in imports.tensorflow:
             function.makes_tensors = True
         stack.extend((child, function) for child in ast.iter_child_nodes(node))
     return any(f.makes_tensors and not f.bound.isdisjoint(f.filled) for f in functions.values())

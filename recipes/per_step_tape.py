@@ -48,7 +48,7 @@ from typing import List, Optional
 
 from migrate.recipe import Recipe, SourceFacts, propose
 from recipes import _scope as s
-from recipes._ast import module_aliases
+from recipes._ast import import_table
 from recipes._pyast import method_calls, tapes
 
 _RANDOM = ("random", "uniform", "normal", "dropout", "shuffle")
@@ -177,7 +177,8 @@ def _hoist(tape: s.Tape, expr, found, taken: set) -> None:
 
 
 def _modify(node, capture, filename):
-    aliases = {"tf": module_aliases(node, "tensorflow"), "np": module_aliases(node, "numpy")}
+    imports = import_table(node)
+    aliases = {"tf": imports.module_aliases("tensorflow"), "np": imports.module_aliases("numpy")}
     for tape in s.tapes(node):
         if not s.attached(tape.stmt, node):
             continue

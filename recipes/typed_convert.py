@@ -49,7 +49,7 @@ from fissix.pgen2 import token
 from migrate.recipe import Recipe, SourceFacts, propose
 from recipes._pyast import assigned_names, declarations, dotted, may_import
 from recipes import _scope as s
-from recipes._ast import module_aliases
+from recipes._ast import import_table
 
 _FLOAT_DTYPES = {"float16", "float32", "float64", "bfloat16", "half", "double"}
 _NUMPY_METHODS = {"to_numpy", "astype"}
@@ -61,8 +61,9 @@ class _Context:
     """What a file's analysis needs: the module aliases it can trust."""
 
     def __init__(self, tree):
-        self.tf = module_aliases(tree, "tensorflow")
-        self.np = module_aliases(tree, "numpy")
+        imports = import_table(tree)
+        self.tf = imports.module_aliases("tensorflow")
+        self.np = imports.module_aliases("numpy")
 
 
 def _is_float_dtype(node, ctx: _Context) -> bool:

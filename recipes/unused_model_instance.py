@@ -42,10 +42,10 @@ from typing import Dict, List, Optional, Set
 from fissix.pgen2 import token
 
 from migrate.recipe import Recipe, SourceFacts, propose
-from recipes._pyast import assigned_names, declarations, dotted, may_import
+from recipes._pyast import Declarations, assigned_names, declarations, dotted, may_import
 from recipes._ast import (
-    call_parts, dotted_name, enclosing, following_leaf, imported_names, is_call,
-    is_name, is_sole_statement_on_line, module_aliases, name_reads, remove_statement,
+    call_parts, dotted_name, enclosing, following_leaf, import_table, is_call,
+    is_name, is_sole_statement_on_line, name_reads, remove_statement,
     single_assignment, statement_of, syms,
 )
 
@@ -56,12 +56,11 @@ _NOT_LAYERS = ("Input",)
 
 
 class KerasNames:
-    """How this file can name a Keras model or layer class. ``imports``
-    answers ``module_aliases(module)`` and ``imported_names(module)``;
-    ``class_bases`` maps each class of the file to its dotted bases. The
-    recipe reads both from the fissix tree, its precheck from the ``ast``."""
+    """How this file can name a Keras model or layer class, from its imports
+    and its classes' dotted bases: the recipe reads both from the fissix
+    tree, its precheck from the ``ast``."""
 
-    def __init__(self, imports, class_bases: Dict[str, List[Optional[str]]]):
+    def __init__(self, imports: Declarations, class_bases: Dict[str, List[Optional[str]]]):
         tensorflow = imports.module_aliases("tensorflow")
         self.keras = {f"{alias}.keras" for alias in tensorflow}
         for module in KERAS_MODULES:
@@ -85,7 +84,7 @@ class KerasNames:
 
     @classmethod
     def of(cls, root) -> "KerasNames":
-        return cls(_FissixImports(root), _class_bases(root))
+        return cls(import_table(root), _class_bases(root))
 
     def is_keras_class(self, name: str) -> bool:
         head, _, last = name.rpartition(".")
@@ -110,17 +109,6 @@ class KerasNames:
                              if any(b and (b in self.classes or self.is_keras_class(b)) for b in bases)}
             if len(self.classes) == before:
                 return
-
-
-class _FissixImports:
-    def __init__(self, root):
-        self.root = root
-
-    def module_aliases(self, module: str) -> Set[str]:
-        return module_aliases(self.root, module)
-
-    def imported_names(self, module: str) -> Dict[str, str]:
-        return imported_names(self.root, module)
 
 
 def _class_bases(root) -> Dict[str, List[Optional[str]]]:

@@ -60,7 +60,7 @@ from fissix.pgen2 import token
 
 from migrate.recipe import Recipe, SourceFacts, propose
 from recipes._ast import (
-    bindings, call_parts, contains, is_name, is_sole_statement_on_line, module_aliases, name_reads,
+    bindings, call_parts, contains, import_table, is_name, is_sole_statement_on_line, name_reads,
     remove_statement, replace_statement, sequence_items, single_assignment, source, start,
     statement_of, subscript_parts, syms,
 )
@@ -381,7 +381,7 @@ def _unstack(power, buffer: str) -> None:
 
 
 def _modify(node, capture, filename) -> None:
-    tensorflow = module_aliases(node, "tensorflow")
+    tensorflow = import_table(node).module_aliases("tensorflow")
     if not tensorflow:
         return
     for function in [n for n in node.pre_order() if n.type == syms.funcdef]:

@@ -119,13 +119,13 @@ def import_statements(draw) -> str:
 def test_import_gates_see_every_import_the_recipes_see(source):
     from migrate.engine import parse
     from migrate.recipe import SourceFacts
-    from recipes._ast import imported_names, module_aliases
+    from recipes._ast import import_table
     from recipes._pyast import declarations, may_import
 
-    root, facts = parse(source), SourceFacts(source)
+    table, facts = import_table(parse(source)), SourceFacts(source)
     found = declarations(facts)
     for module in MODULES:
-        aliases, names = module_aliases(root, module), imported_names(root, module)
+        aliases, names = table.module_aliases(module), table.imported_names(module)
         assert aliases <= found.module_aliases(module)
         assert names.items() <= found.imported_names(module).items()
         if aliases or names:
