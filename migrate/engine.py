@@ -126,6 +126,31 @@ def _tool(recipe: Recipe) -> BowlerTool:
     return tool
 
 
+def _refactor(tool: "BowlerTool", tree: pytree.Node, path: str) -> None:
+    """``tool.refactor_tree(tree, path)``. When no fixer can match anything
+    but the root (patterns headed by ``file_input``, as every recipe here
+    selects), the same fixer calls are made on the root alone: fissix would
+    walk every node in pre- and post-order and run its bottom matcher over
+    every leaf to find that one node, once per recipe per pass."""
+    root = pygram.python_symbols.file_input
+    heads = (tool.bmi_pre_order_heads, tool.bmi_post_order_heads)
+    if tool.BM.fixers or any(fixers for table in heads for kind, fixers in table.items() if kind != root):
+        tool.refactor_tree(tree, path)
+        return
+    every = tool.pre_order + tool.post_order
+    for fixer in every:
+        fixer.start_tree(tree, path)
+    for table in heads:  # the order of refactor_tree's two traversals
+        for fixer in table.get(root, []):
+            results = fixer.match(tree)
+            if results:
+                new = fixer.transform(tree, results)
+                if new is not None:
+                    tree.replace(new)
+    for fixer in every:
+        fixer.finish_tree(tree, path)
+
+
 class _Prechecks:
     """The SourceFacts of the current text, shared by all the recipes'
     prechecks until the text changes."""
@@ -240,7 +265,7 @@ def _run_recipe(recipe: Recipe, text: str, path: str, options: Options,
     token = running(ctx)
     try:
         tree = trees.take(text)
-        _tool(recipe).refactor_tree(tree, path)
+        _refactor(_tool(recipe), tree, path)
         new_text = str(tree)
     except Exception as err:  # a recipe bug must not take the batch down
         result.errors.append(f"recipe {recipe.id} crashed: {type(err).__name__}: {err}")
