@@ -76,7 +76,8 @@ def _walk(root: Path, excluded: pathspec.GitIgnoreSpec,
         for entry in entries:
             path = here / entry.name
             if _is_dir(entry):
-                if entry.name in ALWAYS_SKIPPED or (filtering and _ignored(path, True, root, excluded, ignores)):
+                if entry.name in ALWAYS_SKIPPED or (
+                        filtering and _ignored(path, True, root, excluded, ignores)):
                     continue
                 target = _real(path) if entry.is_symlink() else real / entry.name
                 if target is None:
@@ -84,7 +85,8 @@ def _walk(root: Path, excluded: pathspec.GitIgnoreSpec,
                 else:
                     subdirectories.append((path, target))
                 continue
-            if not entry.name.endswith(SUFFIXES) or (filtering and _ignored(path, False, root, excluded, ignores)):
+            if not entry.name.endswith(SUFFIXES) or (
+                    filtering and _ignored(path, False, root, excluded, ignores)):
                 continue
             target = _real(path) if entry.is_symlink() else real / entry.name
             if target is None:

@@ -58,9 +58,9 @@ def _import_lines(facts: SourceFacts) -> List[str]:
 
 @lru_cache(maxsize=None)
 def _module_pattern(modules: tuple) -> Pattern:
-    spelled = ["[ \t]*\\.[ \t]*".join(map(re.escape, m.split("."))) for m in modules]
+    spelled = ["[ \t\f]*\\.[ \t\f]*".join(map(re.escape, m.split("."))) for m in modules]
     # not part of a longer dotted name on either side
-    return re.compile(r"(?<![\w.])(?:" + "|".join(spelled) + r")(?!\w)(?![ \t]*\.)")
+    return re.compile(r"(?<![\w.])(?:" + "|".join(spelled) + r")(?!\w)(?![ \t\f]*\.)")
 
 
 @dataclass
@@ -126,8 +126,8 @@ def _collect_tapes(facts: SourceFacts) -> List[Tuple[ast.AST, str]]:
         if isinstance(node, (ast.With, ast.AsyncWith)):
             for item in node.items:
                 call = item.context_expr
-                if (isinstance(call, ast.Call) and (dotted(call.func) or "").rpartition(".")[2] == "GradientTape"
-                        and isinstance(item.optional_vars, ast.Name)):
+                if (isinstance(call, ast.Call) and isinstance(item.optional_vars, ast.Name)
+                        and (dotted(call.func) or "").rpartition(".")[2] == "GradientTape"):
                     found.append((node, item.optional_vars.id))
     return found
 

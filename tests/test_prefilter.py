@@ -94,7 +94,7 @@ def test_prefilter_changes_no_answer_on_fixture_variants(case):
 
 MODULES = ("numpy", "tensorflow", "tensorflow.keras", "keras", "tf_keras", "keras.layers",
            "tensorflow.keras.models", "tensorflow.compat.v2", "numpy.random", "os")
-DOT_GAPS = st.sampled_from(["", " ", "\t", " \\\n  "])
+DOT_GAPS = st.sampled_from(["", " ", "\t", "\f", " \\\n  "])
 
 
 @st.composite
