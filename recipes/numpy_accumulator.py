@@ -473,6 +473,15 @@ def _modify(node, capture, filename) -> None:
 _SUBSCRIPT_ASSIGNMENT = re.compile(r"\](?:[ \t]|\\\r?\n)*=(?!=)")
 
 
+@dataclass
+class _FunctionFacts:
+    """What the precheck saw in one outermost function."""
+
+    bound: Set[str] = field(default_factory=set)
+    filled: Set[str] = field(default_factory=set)
+    makes_tensors: bool = False
+
+
 def _may_fill_a_numpy_buffer(facts: SourceFacts) -> bool:
     """Precheck: the file imports NumPy (Imports.numpy_function) and, in one
     function (nested ones included), a name is bound to one of its
@@ -508,15 +517,6 @@ def _may_fill_a_numpy_buffer(facts: SourceFacts) -> bool:
             function.makes_tensors = True
         stack.extend((child, function) for child in ast.iter_child_nodes(node))
     return any(f.makes_tensors and not f.bound.isdisjoint(f.filled) for f in functions.values())
-
-
-@dataclass
-class _FunctionFacts:
-    """What the precheck saw in one outermost function."""
-
-    bound: Set[str] = field(default_factory=set)
-    filled: Set[str] = field(default_factory=set)
-    makes_tensors: bool = False
 
 
 RECIPE = Recipe(

@@ -190,7 +190,7 @@ def _may_differentiate_a_watched_input(facts: SourceFacts) -> bool:
     ``tape.watch`` and the file calls ``tape.gradient`` with two arguments
     or more."""
     for stmt, tape in tapes(facts):
-        if any(True for _ in method_calls(stmt, tape, "watch")) and any(
+        if any(method_calls(stmt, tape, "watch")) and any(
                 len(call.args) + len(call.keywords) >= 2
                 for call in method_calls(facts.tree, tape, "gradient")):
             return True
