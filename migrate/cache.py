@@ -19,7 +19,6 @@ import json
 import os
 import platform
 import sys
-import tempfile
 from dataclasses import asdict
 from importlib import metadata
 from pathlib import Path
@@ -27,6 +26,7 @@ from typing import Iterable, Optional
 
 from . import __version__
 from .engine import Options
+from .files import atomic_write
 from .result import Diagnostic, Edit, SourceResult, Status
 
 FORMAT = 1
@@ -74,21 +74,12 @@ class Cache:
         if result.status not in CACHED:
             return
         entry = self._entry(self.key(path, raw))
-        data = json.dumps(_result_to(result), separators=(",", ":"))
+        data = json.dumps(_result_to(result), separators=(",", ":")).encode("utf-8")
         try:
             entry.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=".entry.", dir=entry.parent)
+            atomic_write(entry, data)
         except OSError:
-            return
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(data)
-            os.replace(tmp, entry)
-        except OSError:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
+            pass
 
 
 def _result_to(result: SourceResult) -> dict:

@@ -5,6 +5,7 @@ write is atomic and refused when the file changed since it was read."""
 from __future__ import annotations
 
 import codecs
+import contextlib
 import io
 import os
 import stat
@@ -88,13 +89,9 @@ class WriteRefused(Exception):
 
 
 def write(source: SourceFile, text: str) -> None:
-    """Atomically replace ``source.path`` by ``text`` in its own conventions.
-
-    Refused when the file's bytes changed since ``source`` was read. The new
-    content goes to a temporary file in the same directory, keeps the mode,
-    is fsynced, then renamed over the original: a reader (or a crash) sees the
-    old bytes or the new ones, never a mix.
-    """
+    """Replace ``source.path`` by ``text`` in its own conventions and mode,
+    with ``atomic_write``; refused when the file is read-only or its bytes
+    changed since ``source`` was read."""
     path = Path(os.path.realpath(source.path))  # a symlink stays a link; its target is rewritten
     data = source.encode(text)
     if not source.mode & 0o222 or not os.access(path, os.W_OK):
@@ -103,29 +100,53 @@ def write(source: SourceFile, text: str) -> None:
     try:
         if path.read_bytes() != source.raw:
             raise WriteRefused(f"{source.path}: changed on disk since it was read; not overwritten")
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tf-migrate", dir=path.parent)
+        atomic_write(path, data, source.mode)
     except OSError as err:
         raise WriteRefused(f"{source.path}: cannot write ({err.strerror or err})") from None
+
+
+TEMP_SUFFIX = ".tf-migrate"  # a temporary file's name: hidden, never a .py, never discovered
+
+
+def atomic_write(path: Path, data: bytes, mode: Optional[int] = None) -> None:
+    """Replace ``path`` by ``data`` so that a reader, or a crash, finds the old
+    bytes or the new ones, never a mix or an empty file.
+
+    The data goes to a temporary file in the same folder (a rename is atomic
+    only within one file system), is fsynced, gets ``mode`` (None: the
+    temporary file's private 0o600), and is renamed over ``path``; then the
+    folder is fsynced where the platform allows, so the rename itself
+    survives a power cut. Raises OSError; no temporary file is left behind.
+    """
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TEMP_SUFFIX, dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        os.chmod(tmp, source.mode)
+        if mode is not None:
+            os.chmod(tmp, mode)
         os.replace(tmp, path)
-    except OSError as err:
-        _discard(tmp)
-        raise WriteRefused(f"{source.path}: cannot write ({err.strerror or err})") from None
     except BaseException:
-        _discard(tmp)
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
         raise
+    _fsync_folder(path.parent)
 
 
-def _discard(tmp: str) -> None:
+def _fsync_folder(folder: Path) -> None:
+    """Make a rename in ``folder`` durable; a no-op where folders cannot be
+    opened (Windows) or fsynced (some network file systems)."""
     try:
-        os.unlink(tmp)
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
     except OSError:
         pass
+    finally:
+        os.close(fd)
 
 
 def text_of(path: Optional[Path], raw: bytes) -> SourceFile:

@@ -22,9 +22,13 @@ import pytest
 from typer.testing import CliRunner
 
 from migrate import files
+from migrate.cache import Cache
 from migrate.cli import app
+from migrate.engine import Options
+from migrate.result import SourceResult, Status
 
 from test_scale import launch, make_tree, wait_for_writes
+from toy_recipes import RENAME
 
 runner = CliRunner()
 ROOT = os.geteuid() == 0
@@ -50,6 +54,72 @@ def test_sigkill_mid_fix_leaves_every_file_old_or_new(tmp_path):
     rerun.communicate(timeout=120)
     assert rerun.returncode == 0
     assert all(p.read_bytes() == new[p] for p in paths)
+
+
+def _inode(path) -> tuple:
+    info = os.stat(path)
+    return info.st_dev, info.st_ino
+
+
+def stat_mode(path: Path) -> int:
+    return os.stat(path).st_mode & 0o7777
+
+
+def _record_fsyncs(monkeypatch) -> list:
+    """(device, inode) of everything fsynced through migrate.files."""
+    synced = []
+    real_fsync = os.fsync
+
+    def fsync(fd):
+        info = os.fstat(fd)
+        synced.append((info.st_dev, info.st_ino))
+        real_fsync(fd)
+
+    monkeypatch.setattr(files.os, "fsync", fsync)
+    return synced
+
+
+def _a_cache_entry(tmp_path):
+    """(cache, path, raw, result): one CHANGED result ready to be stored."""
+    cache = Cache(tmp_path / "cache", Options((RENAME,)))
+    result = SourceResult("a.py", Status.CHANGED, "old_api()\n", "new_api()\n", [], None, [])
+    return cache, Path("a.py"), b"old_api()\n", result
+
+
+def test_rewrites_and_cache_entries_are_fsynced_with_their_folder(tmp_path, monkeypatch):
+    synced = _record_fsyncs(monkeypatch)
+    source_path = tmp_path / "src" / "m.py"
+    source_path.parent.mkdir()
+    source_path.write_bytes(FIXABLE)
+    source_path.chmod(0o751)
+    files.write(files.read(source_path), "x = new_api(1)\n")
+    assert source_path.read_bytes() == b"x = new_api(1)\n"
+    assert stat_mode(source_path) == 0o751
+    assert synced == [_inode(source_path), _inode(source_path.parent)]
+
+    synced.clear()
+    cache, path, raw, result = _a_cache_entry(tmp_path)
+    cache.put(path, raw, result)
+    [entry] = (tmp_path / "cache").rglob("*.json")
+    assert synced == [_inode(entry), _inode(entry.parent)]
+    assert Cache(tmp_path / "cache", Options((RENAME,))).get(path, raw, "old_api()\n") == result
+
+
+def test_a_failed_rename_keeps_the_old_bytes_and_no_temp_file(tmp_path, monkeypatch):
+    source_path = tmp_path / "m.py"
+    source_path.write_bytes(FIXABLE)
+    source = files.read(source_path)
+    cache, path, raw, result = _a_cache_entry(tmp_path)
+
+    def replace(src, dst):
+        raise OSError(errno.EIO, "Input/output error")
+
+    monkeypatch.setattr(files.os, "replace", replace)
+    with pytest.raises(files.WriteRefused, match="m.py: cannot write \\(Input/output error\\)"):
+        files.write(source, "x = new_api(1)\n")
+    cache.put(path, raw, result)  # a cache never raises: the entry is just not there
+    assert source_path.read_bytes() == FIXABLE
+    assert [p.name for p in tmp_path.rglob("*") if p.is_file()] == ["m.py"]
 
 
 @contextlib.contextmanager
