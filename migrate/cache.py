@@ -9,7 +9,8 @@ of that key, so CHANGED results are cached too: the cache replaces only the
 engine call, never the write (`batch` writes whatever result it has, cached
 or fresh). FAILED results are not cached (a crash may be transient, e.g.
 memory). Entries are JSON (never pickle: a cache directory must not be a way
-to run code), written atomically; an unreadable or corrupt entry is a miss.
+to run code), written atomically but not fsynced; an unreadable or corrupt
+entry (e.g. one emptied by a power cut) is a miss.
 """
 
 from __future__ import annotations
@@ -77,7 +78,9 @@ class Cache:
         data = json.dumps(_result_to(result), separators=(",", ":")).encode("utf-8")
         try:
             entry.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write(entry, data)
+            # not durable: an entry cut short by a power cut is not JSON, hence a miss,
+            # while an fsync per entry made a cold run of 586 files 4 s slower
+            atomic_write(entry, data, durable=False)
         except OSError:
             pass
 
