@@ -1,14 +1,16 @@
 """Which files a run looks at: the given files as they are, directories
 walked recursively for Python sources and notebooks, honouring .gitignore
-files (pathspec) and --exclude globs, never following a symlink out of the
-given roots or around a loop."""
+files as git does (pathspec's patterns, each file relative to its folder,
+deeper files first) and --exclude globs, never following a symlink out of
+the given roots or around a loop."""
 
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Iterator, List, Optional, Sequence, Tuple
+from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 import pathspec
 
@@ -53,7 +55,7 @@ def _walk(root: Path, excluded: pathspec.GitIgnoreSpec,
     in sorted order, files before subdirectories (as ``os.walk`` top-down).
     Only a symlink is resolved: a plain entry's real path is its parent's
     plus its name, which keeps a large tree cheap to walk."""
-    ignores: List[Tuple[Path, pathspec.GitIgnoreSpec]] = []
+    ignores: Dict[Path, pathspec.GitIgnoreSpec] = {}
     visited = set()
     filtering = bool(excluded.patterns)
     stack = [(root, root)]
@@ -106,7 +108,7 @@ def _is_dir(entry: os.DirEntry) -> bool:
         return False
 
 
-def _read_gitignore(here: Path, ignores: List[Tuple[Path, pathspec.GitIgnoreSpec]],
+def _read_gitignore(here: Path, ignores: Dict[Path, pathspec.GitIgnoreSpec],
                     problems: List[str]) -> bool:
     """Add ``here/.gitignore``'s spec to ``ignores``; True when it has patterns."""
     gitignore = here / ".gitignore"
@@ -116,7 +118,7 @@ def _read_gitignore(here: Path, ignores: List[Tuple[Path, pathspec.GitIgnoreSpec
         problems.append(f"{gitignore}: cannot read ({err.strerror})")
         return False
     spec = pathspec.GitIgnoreSpec.from_lines(lines)
-    ignores.append((here, spec))
+    ignores[here] = spec
     return bool(spec.patterns)
 
 
@@ -133,12 +135,42 @@ def _inside(path: Path, root: Path) -> bool:
 
 
 def _ignored(path: Path, is_dir: bool, root: Path, excluded: pathspec.GitIgnoreSpec,
-             ignores: List[Tuple[Path, pathspec.GitIgnoreSpec]]) -> bool:
+             ignores: Dict[Path, pathspec.GitIgnoreSpec]) -> bool:
+    """As git decides: --exclude first (as git's command-line patterns),
+    then the .gitignore files from the path's own folder up to the root; the
+    first of them with a line matching the path decides. A path in an
+    ignored folder is never asked about: the walk does not enter it, so no
+    negation can bring it back (git's rule)."""
     suffix = "/" if is_dir else ""
-    if excluded.match_file(str(path.relative_to(root)) + suffix):
-        return True
-    for base, spec in ignores:
-        if base == path or base in path.parents:
-            if spec.match_file(str(path.relative_to(base)) + suffix):
-                return True
-    return False
+    verdict = _verdict(excluded, str(path.relative_to(root)) + suffix)
+    for base in path.parents:
+        if verdict is not None:
+            break
+        if base in ignores:
+            verdict = _verdict(ignores[base], str(path.relative_to(base)) + suffix)
+        if base == root:
+            break
+    return bool(verdict)
+
+
+def _verdict(spec: pathspec.GitIgnoreSpec, relative: str) -> Optional[bool]:
+    """The last line of one ignore file that matches ``relative`` itself:
+    True (ignored), False (a ``!`` negation), None (no line matches).
+
+    Not ``spec.check_file``: that also counts a line matching a folder above
+    the path, and ranks folder lines below file lines, which is right for a
+    whole path but not here, where every folder above was already decided
+    (and found not ignored) when the walk entered it."""
+    if spec.check_file(relative).include is None:
+        return None  # no line matches at all: the common case, in one match
+    for pattern in reversed(spec.patterns):
+        found = pattern.match_file(relative) if pattern.include is not None else None
+        if found is not None and _matches_itself(found.match, relative):
+            return pattern.include
+    return None
+
+
+def _matches_itself(match: re.Match, relative: str) -> bool:
+    """False when a pattern matched only a folder above ``relative``: pathspec
+    captures that folder's slash in a named group, and more follows it."""
+    return all(match.end(group) in (-1, len(relative)) for group in match.groupdict())

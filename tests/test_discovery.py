@@ -1,0 +1,119 @@
+"""Which files a directory walk finds, compared with git itself: every case
+is a small tree with .gitignore files at several depths, made into a real
+git repository, and `discover` must keep exactly the Python files and
+notebooks that `git check-ignore` does not report as ignored."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from migrate.discovery import discover
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+
+# name -> {path: .gitignore lines, or None for a source file}
+CASES = {
+    "nested negation keeps a file the root ignores": {
+        ".gitignore": ["gen_*.py"],
+        "sub/.gitignore": ["!gen_keep.py"],
+        "gen_keep.py": None, "gen_a.py": None, "main.py": None,
+        "sub/gen_keep.py": None, "sub/gen_b.py": None, "sub/deeper/gen_keep.py": None,
+        "other/gen_keep.py": None,
+    },
+    "a directory excluded by a parent is never re-included": {
+        ".gitignore": ["build/", "data/", "!data/keep.py", "out"],
+        "build/.gitignore": ["!x.py"],
+        "out/sub/.gitignore": ["!*.py"],
+        "build/x.py": None, "data/keep.py": None, "out/sub/y.py": None, "ok.py": None,
+    },
+    "deeper files override shallower, last line wins within one": {
+        ".gitignore": ["*.py", "!main.py"],
+        "sub/.gitignore": ["!*.py", "secret.py"],
+        "sub/deep/.gitignore": ["gen_*.py", "!gen_ok.py", "gen_ok.py", "!gen_ok.py"],
+        "main.py": None, "util.py": None, "sub/util.py": None, "sub/secret.py": None,
+        "sub/deep/gen_a.py": None, "sub/deep/gen_ok.py": None, "sub/deep/secret.py": None,
+    },
+    "anchored and slashed patterns are relative to their .gitignore": {
+        "sub/.gitignore": ["/local.py", "x/*.py", "**/tmp/*.py", "a/**/b.py", "doc/**"],
+        "local.py": None, "sub/local.py": None, "sub/y/local.py": None,
+        "sub/x/a.py": None, "sub/y/x/a.py": None, "sub/x/deep/a.py": None,
+        "sub/tmp/t.py": None, "sub/q/tmp/t.py": None, "tmp/t.py": None,
+        "sub/a/b.py": None, "sub/a/m/n/b.py": None, "a/b.py": None,
+        "sub/doc/d.py": None, "sub/doc/more/d.py": None,
+    },
+    "allow-list idiom: ignore all, re-include folders and sources": {
+        ".gitignore": ["*", "!*/", "!*.py", "!*.ipynb"],
+        "sub/.gitignore": ["notes.ipynb"],
+        "a.py": None, "nb.ipynb": None, "sub/b.py": None, "sub/notes.ipynb": None,
+        "sub/deep/notes.ipynb": None,
+    },
+    "a folder re-included deeper does not re-include what a shallower file ignores": {
+        ".gitignore": ["gen/", "a.py", "vendor*"],
+        "sub/.gitignore": ["!gen/", "!vendor_keep/"],
+        "gen/x.py": None, "sub/gen/a.py": None, "sub/gen/b.py": None,
+        "sub/vendor_keep/v.py": None, "sub/vendor_other/v.py": None, "sub/vendor.py": None,
+    },
+    "comments, blanks, escapes and trailing spaces": {
+        ".gitignore": ["# a comment", "", r"\#hash.py", r"\!bang.py", "spaced.py   ",
+                       r"keep\ me.py"],
+        "#hash.py": None, "!bang.py": None, "spaced.py": None, "keep me.py": None,
+        "plain.py": None,
+    },
+    "a directory pattern does not match a file of that name": {
+        ".gitignore": ["pkg.py/", "lib/"],
+        "sub/.gitignore": ["!lib"],
+        "pkg.py": None, "lib/m.py": None, "sub/lib/m.py": None,
+    },
+}
+
+
+def make_repo(root: Path, layout: dict) -> None:
+    for name, lines in layout.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("x = 1\n" if lines is None else "\n".join(lines) + "\n")
+    git(root, "init", "-q")
+
+
+def git(root: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess:
+    env = {**os.environ, "HOME": str(root), "GIT_CONFIG_NOSYSTEM": "1",
+           "XDG_CONFIG_HOME": str(root / ".no-config")}
+    return subprocess.run(["git", "-c", "core.excludesFile=", *args], cwd=root, env=env,
+                          input=stdin, capture_output=True, text=True)
+
+
+def kept_by_git(root: Path, layout: dict) -> set:
+    sources = sorted(name for name, lines in layout.items() if lines is None)
+    done = git(root, "check-ignore", "--stdin", stdin="".join(f"{n}\n" for n in sources))
+    assert done.returncode in (0, 1), done.stderr  # 1: nothing ignored
+    ignored = set(done.stdout.splitlines())
+    assert ignored <= set(sources), done.stdout
+    return set(sources) - ignored
+
+
+@pytest.mark.parametrize("layout", CASES.values(), ids=list(CASES))
+def test_walk_keeps_what_git_keeps(tmp_path, layout):
+    make_repo(tmp_path, layout)
+    expected = kept_by_git(tmp_path, layout)
+    found = discover([tmp_path])
+    assert found.problems == []
+    assert {p.relative_to(tmp_path).as_posix() for p in found.files} == expected
+
+
+def test_the_nested_negation_case_is_what_git_says(tmp_path):
+    """The case from the review, spelled out (git's own answer, pinned)."""
+    layout = CASES["nested negation keeps a file the root ignores"]
+    make_repo(tmp_path, layout)
+    assert kept_by_git(tmp_path, layout) == {"main.py", "sub/gen_keep.py",
+                                             "sub/deeper/gen_keep.py"}
+
+
+def test_exclude_wins_over_a_gitignore_negation(tmp_path):
+    make_repo(tmp_path, {"sub/.gitignore": ["!*.py"], "sub/a.py": None, "sub/b.py": None})
+    found = discover([tmp_path], exclude=["sub/a.py"])
+    assert [p.relative_to(tmp_path).as_posix() for p in found.files] == ["sub/b.py"]
