@@ -218,15 +218,19 @@ def test_hostile_tree_every_problem_named_nothing_lost(tmp_path, toy_recipes, mo
 
 def test_huge_single_line_and_deep_nesting_do_not_crash(tmp_path, toy_recipes):
     (tmp_path / "wide.py").write_text("x = [" + "old_api(1), " * 3_000 + "]\n")
-    (tmp_path / "deep.py").write_text("x = " + "(" * 2_000 + "old_api()" + ")" * 2_000 + "\n")
+    deepest = "x = " + "(" * 199 + "old_api()" + ")" * 199 + "\n"  # Python allows 200 levels
+    (tmp_path / "deep.py").write_text(deepest)
+    too_deep = "x = " + "(" * 2_000 + "old_api()" + ")" * 2_000 + "\n"  # not Python at all
+    (tmp_path / "too_deep.py").write_text(too_deep)
     (tmp_path / "ok.py").write_bytes(FIXABLE)
     result = runner.invoke(app, ["fix", "--no-cache", str(tmp_path)])
     assert (tmp_path / "ok.py").read_bytes() == b"x = new_api(1)\n"
     assert (tmp_path / "wide.py").read_text().count("new_api") == 3_000
-    deep = (tmp_path / "deep.py").read_text()
-    assert "old_api" in deep or "new_api" in deep
-    if "old_api" in deep:  # too deep for the parser: reported, not fatal
-        assert f"{tmp_path / 'deep.py'}:" in result.stderr
+    assert (tmp_path / "deep.py").read_text() == deepest.replace("old_api", "new_api")
+    assert (tmp_path / "too_deep.py").read_text() == too_deep
+    errors = [line for line in result.stderr.splitlines() if line.startswith("error: ")]
+    assert [line.split(": ")[1] for line in errors] == [str(tmp_path / "too_deep.py")], errors
+    assert result.exit_code == 2
 
 
 @pytest.mark.parametrize("source, line", [
