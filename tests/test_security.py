@@ -117,19 +117,20 @@ def test_user_code_is_never_imported_or_run_and_writes_stay_in_place(tmp_path):
 
 
 def test_symlinks_out_of_the_roots_are_never_followed(tmp_path):
+    case = next(c for c in all_cases() if c.after)
     outside = tmp_path / "outside"
     outside.mkdir()
     victim = outside / "victim.py"
-    victim.write_text("old_api()\nimport numpy as np\nbuf = np.zeros(3)\n")
-    victim_before = victim.read_bytes()
+    victim.write_bytes(case.before.read_bytes())  # a program `fix` rewrites where it may
     root = tmp_path / "root"
     root.mkdir()
     (root / "dir_link").symlink_to(outside, target_is_directory=True)
     (root / "file_link.py").symlink_to(victim)
-    (root / "inner.py").write_text("x = 1\n")
+    (root / "inner.py").write_bytes(case.before.read_bytes())
     (root / "inner_link.py").symlink_to(root / "inner.py")
     done, events = audited_run(["fix", "--unsafe-fixes", "--no-cache", str(root)], tmp_path, cwd=tmp_path)
-    assert victim.read_bytes() == victim_before
+    assert (root / "inner.py").read_bytes() != case.before.read_bytes(), done.stderr  # in the root: fixed
+    assert victim.read_bytes() == case.before.read_bytes()  # the same program outside: untouched
     assert f"{root / 'dir_link'}: symlink out of" in done.stderr
     assert f"{root / 'file_link.py'}: symlink out of" in done.stderr
     touched = [e for e in events if e[0] in ("write", "os.rename") and str(outside) in e[1]]
