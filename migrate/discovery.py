@@ -28,7 +28,7 @@ class Discovery:
 def discover(paths: Sequence[Path], exclude: Iterable[str] = ()) -> Discovery:
     """Every file to process under ``paths``, sorted per root, no duplicates."""
     found = Discovery()
-    excluded = pathspec.GitIgnoreSpec.from_lines(list(exclude))
+    excluded = _rules(list(exclude))
     seen = set()
     for root in paths:
         if not root.exists() and not root.is_symlink():
@@ -49,15 +49,15 @@ def discover(paths: Sequence[Path], exclude: Iterable[str] = ()) -> Discovery:
     return found
 
 
-def _walk(root: Path, excluded: pathspec.GitIgnoreSpec,
+def _walk(root: Path, excluded: List[_Rule],
           problems: List[str]) -> Iterator[Tuple[Path, Path]]:
     """(path, real path) of each file under ``root``, directory by directory
     in sorted order, files before subdirectories (as ``os.walk`` top-down).
     Only a symlink is resolved: a plain entry's real path is its parent's
     plus its name, which keeps a large tree cheap to walk."""
-    ignores: Dict[Path, pathspec.GitIgnoreSpec] = {}
+    ignores: Dict[Path, List[_Rule]] = {}
     visited = set()
-    filtering = bool(excluded.patterns)
+    filtering = bool(excluded)
     stack = [(root, root)]
     while stack:
         here, real = stack.pop()
@@ -108,18 +108,16 @@ def _is_dir(entry: os.DirEntry) -> bool:
         return False
 
 
-def _read_gitignore(here: Path, ignores: Dict[Path, pathspec.GitIgnoreSpec],
-                    problems: List[str]) -> bool:
-    """Add ``here/.gitignore``'s spec to ``ignores``; True when it has patterns."""
+def _read_gitignore(here: Path, ignores: Dict[Path, List[_Rule]], problems: List[str]) -> bool:
+    """Add ``here/.gitignore``'s rules to ``ignores``; True when it has some."""
     gitignore = here / ".gitignore"
     try:
         lines = gitignore.read_text(errors="replace").splitlines()
     except OSError as err:
         problems.append(f"{gitignore}: cannot read ({err.strerror})")
         return False
-    spec = pathspec.GitIgnoreSpec.from_lines(lines)
-    ignores[here] = spec
-    return bool(spec.patterns)
+    ignores[here] = _rules(lines)
+    return bool(ignores[here])
 
 
 def _real(path: Path) -> Optional[Path]:
@@ -134,43 +132,64 @@ def _inside(path: Path, root: Path) -> bool:
     return path == root or root in path.parents
 
 
-def _ignored(path: Path, is_dir: bool, root: Path, excluded: pathspec.GitIgnoreSpec,
-             ignores: Dict[Path, pathspec.GitIgnoreSpec]) -> bool:
+@dataclass(frozen=True)
+class _Rule:
+    """One line of a .gitignore file (or one --exclude), applied as git does:
+    to the path itself, never to a folder above it (the walk decided those
+    when it entered them), and only to folders when it ends with a slash."""
+
+    ignores: bool  # False: a ``!`` negation
+    folders_only: bool
+    regex: re.Pattern
+
+
+def _rules(lines: List[str]) -> List[_Rule]:
+    """The rules of ignore-file ``lines``, last line first (the last match wins)."""
+    rules = []
+    for line in lines:
+        text = line if line.endswith("\\ ") else line.rstrip()
+        folders_only = text.endswith("/") and not text.startswith("#")
+        try:  # `gen/` is `gen` matching only folders
+            [pattern] = pathspec.GitIgnoreSpec.from_lines([text[:-1] if folders_only else text]).patterns
+        except ValueError:
+            continue  # not a pattern (`!`, a lone backslash): git skips the line too
+        if pattern.include is not None:
+            rules.append(_Rule(pattern.include, folders_only, _itself(pattern.regex)))
+    return rules[::-1]
+
+
+def _itself(regex: re.Pattern) -> re.Pattern:
+    """pathspec's regex for a line also matches every path inside a folder
+    the line matches, through its one named group (that folder's slash);
+    this one refuses such a match, so it matches a path only by itself."""
+    if not regex.groupindex:
+        return regex
+    [mark] = regex.groupindex
+    return re.compile(f"(?:{regex.pattern})(?({mark})(?!))")
+
+
+def _ignored(path: Path, is_dir: bool, root: Path, excluded: List[_Rule],
+             ignores: Dict[Path, List[_Rule]]) -> bool:
     """As git decides: --exclude first (as git's command-line patterns),
     then the .gitignore files from the path's own folder up to the root; the
     first of them with a line matching the path decides. A path in an
     ignored folder is never asked about: the walk does not enter it, so no
     negation can bring it back (git's rule)."""
-    suffix = "/" if is_dir else ""
-    verdict = _verdict(excluded, str(path.relative_to(root)) + suffix)
+    verdict = _verdict(excluded, path.relative_to(root).as_posix(), is_dir)
     for base in path.parents:
         if verdict is not None:
             break
         if base in ignores:
-            verdict = _verdict(ignores[base], str(path.relative_to(base)) + suffix)
+            verdict = _verdict(ignores[base], path.relative_to(base).as_posix(), is_dir)
         if base == root:
             break
     return bool(verdict)
 
 
-def _verdict(spec: pathspec.GitIgnoreSpec, relative: str) -> Optional[bool]:
-    """The last line of one ignore file that matches ``relative`` itself:
-    True (ignored), False (a ``!`` negation), None (no line matches).
-
-    Not ``spec.check_file``: that also counts a line matching a folder above
-    the path, and ranks folder lines below file lines, which is right for a
-    whole path but not here, where every folder above was already decided
-    (and found not ignored) when the walk entered it."""
-    if spec.check_file(relative).include is None:
-        return None  # no line matches at all: the common case, in one match
-    for pattern in reversed(spec.patterns):
-        found = pattern.match_file(relative) if pattern.include is not None else None
-        if found is not None and _matches_itself(found.match, relative):
-            return pattern.include
+def _verdict(rules: List[_Rule], relative: str, is_dir: bool) -> Optional[bool]:
+    """True (ignored) or False (re-included) by the first of ``rules`` that
+    matches ``relative``; None when none does."""
+    for rule in rules:
+        if (is_dir or not rule.folders_only) and rule.regex.search(relative):
+            return rule.ignores
     return None
-
-
-def _matches_itself(match: re.Match, relative: str) -> bool:
-    """False when a pattern matched only a folder above ``relative``: pathspec
-    captures that folder's slash in a named group, and more follows it."""
-    return all(match.end(group) in (-1, len(relative)) for group in match.groupdict())

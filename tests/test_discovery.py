@@ -1,7 +1,8 @@
 """Which files a directory walk finds, compared with git itself: every case
 is a small tree with .gitignore files at several depths, made into a real
 git repository, and `discover` must keep exactly the Python files and
-notebooks that `git check-ignore` does not report as ignored."""
+notebooks that `git check-ignore` does not report as ignored. Named cases
+pin the rules one by one; generated ones mix them."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from migrate.discovery import discover
 
@@ -58,9 +60,9 @@ CASES = {
         "gen/x.py": None, "sub/gen/a.py": None, "sub/gen/b.py": None,
         "sub/vendor_keep/v.py": None, "sub/vendor_other/v.py": None, "sub/vendor.py": None,
     },
-    "comments, blanks, escapes and trailing spaces": {
+    "comments, blanks, escapes, trailing spaces, lines that are no pattern": {
         ".gitignore": ["# a comment", "", r"\#hash.py", r"\!bang.py", "spaced.py   ",
-                       r"keep\ me.py"],
+                       r"keep\ me.py", "!", "\\", "/"],
         "#hash.py": None, "!bang.py": None, "spaced.py": None, "keep me.py": None,
         "plain.py": None,
     },
@@ -103,6 +105,31 @@ def test_walk_keeps_what_git_keeps(tmp_path, layout):
     found = discover([tmp_path])
     assert found.problems == []
     assert {p.relative_to(tmp_path).as_posix() for p in found.files} == expected
+
+
+PATTERNS = ["*.py", "gen_*.py", "!gen_keep.py", "sub/", "!sub/", "sub", "/a.py", "a.py", "!a.py",
+            "k.py", "!*.py", "*", "!*/", "*/", "**/", "!**/", "**", "/*", "!/*.py", "*/*.py",
+            "deep/*.py", "**/x.py", "**/deep/**", "deep", "!deep", "/sub/deep/", "!*/deep/",
+            "d*/", "!d1/", "sub/*/", "sub/**", "!sub/**", "!sub/k.py", "d1/**/k.py", "[ag]*.py",
+            "?.py", "!gen_*"]
+FILES = ["a.py", "gen_a.py", "gen_keep.py", "x.py", "k.py", "sub/a.py", "sub/gen_keep.py",
+         "sub/k.py", "sub/x.py", "sub/deep/a.py", "sub/deep/x.py", "d1/a.py", "d2/gen_a.py",
+         "deep/a.py", "d1/sub/k.py", "d1/sub/deep/gen_keep.py"]
+FOLDERS = ["", "sub", "sub/deep", "d1", "deep", "d1/sub"]
+GITIGNORES = st.dictionaries(st.sampled_from(FOLDERS),
+                             st.lists(st.sampled_from(PATTERNS), min_size=1, max_size=4),
+                             min_size=1, max_size=3)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(GITIGNORES)
+def test_generated_gitignores_keep_what_git_keeps(tmp_path_factory, gitignores):
+    root = tmp_path_factory.mktemp("repo")
+    layout = {**{f"{folder}/.gitignore".lstrip("/"): lines for folder, lines in gitignores.items()},
+              **dict.fromkeys(FILES)}
+    make_repo(root, layout)
+    found = discover([root])
+    assert {p.relative_to(root).as_posix() for p in found.files} == kept_by_git(root, layout)
 
 
 def test_the_nested_negation_case_is_what_git_says(tmp_path):
