@@ -73,7 +73,9 @@ def test_check_names_cell_and_line(notebook_path):
 def test_diff_shows_the_change_and_writes_nothing(notebook_path):
     before = notebook_path.read_bytes()
     result = runner.invoke(app, ["diff", str(notebook_path)])
-    assert '+    "x = new_api(1)\\n",' in result.stdout
+    assert result.stdout.splitlines()[:5] == [
+        f"--- a/{notebook_path}:cell 3", f"+++ b/{notebook_path}:cell 3", "@@ -1,5 +1,5 @@",
+        "-x = old_api(1)", "+x = new_api(1)"]
     assert notebook_path.read_bytes() == before
 
 
