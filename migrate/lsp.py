@@ -40,8 +40,9 @@ from .result import Diagnostic, Edit, SourceResult
 
 SOURCE = "tf-migrate"
 FIX_ALL = types.CodeActionKind.SourceFixAll
-NOTEBOOK_SYNC = types.NotebookDocumentSyncOptions(notebook_selector=[
-    types.NotebookDocumentFilterWithCells(cells=[types.NotebookCellLanguage(language="python")])])
+# the Python cells of every notebook ("*": any notebook type; lsprotocol cannot read the filter back without it)
+NOTEBOOK_SYNC = types.NotebookDocumentSyncOptions(notebook_selector=[types.NotebookDocumentFilterWithCells(
+    notebook="*", cells=[types.NotebookCellLanguage(language="python")])])
 
 
 class ConfigProblem(Exception):
