@@ -301,3 +301,30 @@ def test_notebook_diagnostics_per_cell_and_a_quick_fix_equal_to_fix(tmp_path):
         assert not await talk.next_diagnostics(counts_uri)
 
     converse(["-m", "migrate", "lsp"], script)
+
+
+def test_a_notebook_quick_fix_that_adds_an_import_edits_both_cells(tmp_path):
+    """toy-import's fix adds `import numpy` after the imports of cell 1."""
+    import nbformat
+
+    from notebook_cases import write
+
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_code_cell("import os\n!ls"),
+                      nbformat.v4.new_markdown_cell("Ones"),
+                      nbformat.v4.new_code_cell("ones = make_ones()\nprint(ones)")]
+    path = tmp_path / "ones.ipynb"
+    write(path, notebook)
+    params = _notebook_params(path)
+    first, _, third = [c.document for c in params.notebook_document.cells]
+
+    async def script(talk: Conversation) -> None:
+        talk.client.notebook_document_did_open(params)
+        [diagnostic] = await talk.next_diagnostics(third)
+        [fix] = [a for a in await talk.actions(third, [diagnostic])
+                 if a.kind == types.CodeActionKind.QuickFix]
+        assert apply_text_edits("import os\n!ls", fix.edit.changes[first]) == "import os\nimport numpy\n!ls"
+        assert apply_text_edits("ones = make_ones()\nprint(ones)", fix.edit.changes[third]) == \
+            "ones = numpy.ones()\nprint(ones)"
+
+    converse(["-c", TOY_SERVER], script)
