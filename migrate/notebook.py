@@ -125,12 +125,6 @@ def check_cell(text: str) -> Optional[str]:
     return None if masked is None else check_output(masked.text + "\n", "<cell>")
 
 
-def check_cell(text: str) -> Optional[str]:
-    """None when a cell's source (magics masked) parses; else the reason."""
-    masked = mask(text)
-    return None if masked is None else check_output(masked.text + "\n", "<cell>")
-
-
 def _python_problem(text: str) -> Optional[str]:
     """CPython's verdict on one masked cell, whatever recipes would look at."""
     try:
@@ -249,18 +243,19 @@ def analyse(cells: Sequence[Tuple[int, str]], path: str, options: Options) -> An
     analysis.errors.extend(e if e.startswith(path) else f"{path}: {e}" for e in result.errors)
     if result.status is Status.FAILED and not result.errors:
         analysis.errors.append(f"{path}: {result.reason}")
-    outputs = _cells_of(module, result.output)
-    if isinstance(outputs, str):
-        analysis.errors.append(f"{path}: {outputs}; notebook left unchanged")
-        outputs = {p.index: p.source for p in module.parts}
+    try:
+        analysis.outputs = _cells_of(module, result.output)
+    except Uncut as reason:
+        analysis.errors.append(f"{path}: {reason}; notebook left unchanged")
+        analysis.outputs = {p.index: p.source for p in module.parts}
         for diag in result.diagnostics:
             diag.applied = False
-    analysis.outputs = outputs
     analysis.findings = [_finding(module, diag, path, options.isolated) for diag in result.diagnostics]
     return analysis
 
 
-def _run(parts, path: str, options: Options, analysis: Analysis):
+def _run(parts: List[Tuple[int, str, Masked]], path: str, options: Options,
+         analysis: Analysis) -> Tuple[Optional[Module], Optional[SourceResult]]:
     """Join and transform; cells fissix cannot parse are named and left out."""
     while parts:
         module = join(parts)
@@ -280,16 +275,20 @@ def _run(parts, path: str, options: Options, analysis: Analysis):
     return None, None
 
 
-def _cells_of(module: Module, text: str):
-    """Each cell's new source from a rewrite of ``module``, or why it cannot be cut back."""
+class Uncut(Exception):
+    """A rewrite of the module cannot be cut back into cells; the message says why."""
+
+
+def _cells_of(module: Module, text: str) -> Dict[int, str]:
+    """Each cell's new source (by notebook index) from a rewrite of ``module``."""
     segments = module.split(text)
     if segments is None:
-        return "a rewrite moved or removed a cell boundary"
+        raise Uncut("a rewrite moved or removed a cell boundary")
     outputs = {}
     for part, segment in zip(module.parts, segments):
         restored = part.restore(segment)
         if restored is None:
-            return f"a rewrite moved an IPython magic line of cell {part.index + 1}"
+            raise Uncut(f"a rewrite moved an IPython magic line of cell {part.index + 1}")
         outputs[part.index] = restored
     return outputs
 
@@ -299,10 +298,12 @@ def _finding(module: Module, diag: Diagnostic, path: str, isolated: bool) -> Fin
     part = module.locate(diag.line)
     edits: Dict[int, List[Edit]] = {}
     if isolated and diag.fixable and diag.fix:  # only then are the edits relative to the module
-        outputs = _cells_of(module, apply_edits(module.text, diag.fix))
-        if isinstance(outputs, dict):
+        try:
+            outputs = _cells_of(module, apply_edits(module.text, diag.fix))
             edits = {p.index: line_edits(p.source, outputs[p.index])
                      for p in module.parts if outputs[p.index] != p.source}
+        except Uncut:
+            pass  # no fix offered: it cannot be expressed per cell
     offset = part.start - 1
     mapped = replace(diag, path=cell_label(path, part.index + 1), line=diag.line - offset,
                      end_line=diag.end_line - offset,

@@ -273,6 +273,14 @@ def test_a_cell_cpython_cannot_parse_is_exit_2_even_when_no_recipe_applies(tmp_p
     assert f"{path}:cell 3:3:12: {FINDING}" in result.stdout  # the other cells are still checked
 
 
+def test_an_unparsable_cell_is_exit_2_in_a_notebook_no_recipe_looks_at(tmp_path):
+    path = tmp_path / "plain.ipynb"
+    path.write_text(make_notebook("import os\n%cd /data", "print('unclosed'"))
+    result = runner.invoke(app, ["check", str(path)])
+    assert result.exit_code == 2 and result.stdout == ""
+    assert f"{path}:cell 3: syntax error at line 1" in result.stderr
+
+
 def test_a_cell_only_fissix_cannot_parse_is_named_and_left_out(tmp_path):
     notebook = training_notebook()
     notebook.cells[3].source = "match counts.shape:\n    case _:\n        pass"
