@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import pickle
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -341,3 +342,49 @@ def test_a_fix_that_adds_an_import_to_cell_1_carries_edits_for_both_cells(tmp_pa
     path.write_text(make_notebook(*[s for _, s in cells]))
     assert runner.invoke(app, ["fix", str(path)]).exit_code == 0
     assert sources(path)[1:] == list(fixed.values())
+
+
+# --- every fixture as a notebook, one top-level statement per cell
+
+
+def _statement_cells(text: str) -> list:
+    """``text`` cut before each top-level statement (decorators included), as
+    a notebook of one definition per cell would hold it."""
+    import ast
+
+    tree = ast.parse(text)
+    starts = sorted({(s.decorator_list[0].lineno if getattr(s, "decorator_list", None) else s.lineno)
+                     for s in tree.body})
+    lines = text.splitlines(keepends=True)
+    cuts = [1] + starts[1:] + [len(lines) + 1]
+    return ["".join(lines[a - 1:b - 1]) for a, b in zip(cuts, cuts[1:])]
+
+
+FIXTURES = sorted(Path(__file__).resolve().parent.parent.glob("fixtures/*/*.before.py"))
+
+
+@pytest.mark.parametrize("before", FIXTURES, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_a_fixture_cut_into_cells_gets_the_files_findings_and_rewrite(before):
+    """The same findings at the same places, and the same code (as an AST: a
+    statement a recipe removes leaves its cell's blank lines) as the file."""
+    import ast
+
+    from migrate.engine import transform
+    from migrate.registry import resolve
+
+    text = before.read_text()
+    cells = _statement_cells(text)
+    assert "".join(cells) == text and len(cells) > 3
+    first_line = {i: 1 + sum(c.count("\n") for c in cells[:i]) for i in range(len(cells))}
+    recipes = tuple(resolve(None))
+    checked = Options(recipes, unsafe_fixes=True, isolated=True)
+    notebook = analyse(list(enumerate(cells)), "nb.ipynb", checked)
+    assert notebook.errors == []
+    assert sorted((f.diagnostic.recipe, first_line[f.cell] + f.diagnostic.line - 1, f.diagnostic.column)
+                  for f in notebook.findings) == \
+        sorted((d.recipe, d.line, d.column) for d in transform(text, str(before), checked).diagnostics)
+    fixed = Options(recipes, unsafe_fixes=True)
+    rewritten = analyse(list(enumerate(cells)), "nb.ipynb", fixed)
+    assert rewritten.errors == []
+    assert ast.dump(ast.parse("".join(rewritten.outputs[i] for i in range(len(cells))))) == \
+        ast.dump(ast.parse(transform(text, str(before), fixed).output))
