@@ -12,7 +12,8 @@ IPython syntax is not Python, so before joining, a cell's magic and shell
 lines (``%line``, ``!shell``, ``x = !cmd``, ``obj?`` / ``?obj`` help, with
 their backslash continuations) are masked as ``pass`` placeholders of the same
 indentation, and restored afterwards: they never cause a parse failure and
-come back byte-identical. A cell whose first line is a cell magic is left
+come back byte-identical. So do one-line ``from __future__`` imports, which
+IPython allows atop any cell but a module only atop the first. A cell whose first line is a cell magic is left
 alone unless the magic runs its body as Python (``%%time``, ``%%capture``...).
 A cell CPython (or fissix) cannot parse is named in an error and left out;
 the other cells are still analysed. Markdown and raw cells, outputs,
@@ -52,10 +53,15 @@ _ASSIGNED_MAGIC = re.compile(r"^[A-Za-z_][\w.]*(\s*,\s*[A-Za-z_][\w.]*)*\s*=\s*[
 _HELP = re.compile(r"^(\?{1,2}[\w.*]+|[\w.*]+\?{1,2})$")  # obj?  obj??  ?obj  np.*load*?
 
 
-def _is_ipython(stripped: str) -> bool:
+# a module may only open with __future__ imports; a cell may (IPython compiles each alone)
+_FUTURE = re.compile(r"^from\s+__future__\s+import\s+[\w\s,]+$")
+
+
+def _is_masked(stripped: str) -> bool:
     return (stripped.startswith(("%", "!", "?"))
             or bool(_HELP.match(stripped))
-            or bool(_ASSIGNED_MAGIC.match(stripped)))
+            or bool(_ASSIGNED_MAGIC.match(stripped))
+            or bool(_FUTURE.match(stripped)))
 
 
 @dataclass(frozen=True)
@@ -77,7 +83,7 @@ def mask(source: str) -> Optional[Masked]:
     continued_indent: Optional[str] = None
     for line in lines:
         stripped = line.strip()
-        if continued_indent is None and (not _is_ipython(stripped) or _inside_statement(out)):
+        if continued_indent is None and (not _is_masked(stripped) or _inside_statement(out)):
             out.append(line)
             continue
         indent = continued_indent if continued_indent is not None else line[:len(line) - len(line.lstrip())]

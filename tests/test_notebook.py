@@ -282,6 +282,15 @@ def test_an_unparsable_cell_is_exit_2_in_a_notebook_no_recipe_looks_at(tmp_path)
     assert f"{path}:cell 3: syntax error at line 1" in result.stderr
 
 
+def test_a_future_import_in_a_later_cell_does_not_stop_a_fix(tmp_path):
+    notebook = training_notebook()
+    notebook.cells[2].source = "from __future__ import division\n" + COUNTS
+    path = tmp_path / "nb.ipynb"
+    write(path, notebook)
+    assert runner.invoke(app, ["fix", str(path)]).exit_code == 0
+    assert sources(path)[2] == "from __future__ import division\n" + COUNTS_FIXED
+
+
 def test_a_cell_only_fissix_cannot_parse_is_named_and_left_out(tmp_path):
     notebook = training_notebook()
     notebook.cells[3].source = "match counts.shape:\n    case _:\n        pass"
