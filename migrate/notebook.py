@@ -12,9 +12,10 @@ IPython syntax is not Python, so before joining, a cell's magic and shell
 lines (``%line``, ``!shell``, ``x = !cmd``, ``obj?`` / ``?obj`` help, with
 their backslash continuations) are masked as ``pass`` placeholders of the same
 indentation, and restored afterwards: they never cause a parse failure and
-come back byte-identical. So do one-line ``from __future__`` imports, which
-IPython allows atop any cell but a module only atop the first. A cell whose first line is a cell magic is left
-alone unless the magic runs its body as Python (``%%time``, ``%%capture``...).
+come back byte-identical. So are one-line ``from __future__`` imports, which
+IPython allows atop any cell but a module only atop the first. A cell whose
+first line is a cell magic is left alone unless the magic runs its body as
+Python (``%%time``, ``%%capture``...).
 A cell CPython (or fissix) cannot parse is named in an error and left out;
 the other cells are still analysed. Markdown and raw cells, outputs,
 execution counts and all metadata are kept; the file is re-serialised by
@@ -51,10 +52,8 @@ MARK = "tf-migrate: masked IPython line"
 PYTHON_CELL_MAGICS = {"time", "timeit", "capture", "prun", "debug"}
 _ASSIGNED_MAGIC = re.compile(r"^[A-Za-z_][\w.]*(\s*,\s*[A-Za-z_][\w.]*)*\s*=\s*[%!]")
 _HELP = re.compile(r"^(\?{1,2}[\w.*]+|[\w.*]+\?{1,2})$")  # obj?  obj??  ?obj  np.*load*?
-
-
-# a module may only open with __future__ imports; a cell may (IPython compiles each alone)
 _FUTURE = re.compile(r"^from\s+__future__\s+import\s+[\w\s,]+$")
+BOUNDARY = "tf-migrate:cell-boundary"
 
 
 def _is_masked(stripped: str) -> bool:
@@ -169,7 +168,7 @@ class Module:
     tag: str
 
     def boundary(self, part: _Part) -> str:
-        return f"pass  # {self.tag} {part.index + 1}"
+        return _boundary(self.tag, part.index)
 
     def locate(self, line: int) -> _Part:
         """The cell a module line belongs to (a boundary belongs to the cell before it)."""
@@ -184,7 +183,7 @@ class Module:
         segments: List[List[str]] = [[]]
         expected = iter(self.parts[1:])
         following = next(expected, None)
-        for line in text.splitlines(keepends=True):
+        for line in _lines(text):
             if following is not None and line.rstrip("\r\n") == self.boundary(following):
                 segments.append([])
                 following = next(expected, None)
@@ -193,22 +192,28 @@ class Module:
         return ["".join(s) for s in segments] if following is None else None
 
 
+def _lines(text: str) -> List[str]:
+    """Lines as the tokenizer counts them (only \\n ends one; not \\f or \\u2028)."""
+    return re.findall(r"[^\n]*\n|[^\n]+$", text)
+
+
+def _boundary(tag: str, index: int) -> str:
+    """A statement no recipe touches, so the line stays where it is."""
+    return f"pass  # {tag} {index + 1}"
+
+
 def join(cells: Sequence[Tuple[int, str, Masked]]) -> Module:
     """The cells ``(index, source, masked)`` as one module, in the order given."""
-    sources = [source for _, source, _ in cells]
-    tag = "tf-migrate:cell-boundary"
-    while any(tag in source for source in sources):
+    tag = BOUNDARY
+    while any(tag in source for _, source, _ in cells):  # a tag no cell contains
         tag += "-"
-    module = Module("", (), tag)
-    lines, parts = [], []
+    text, parts = "", []
     for index, source, masked in cells:
-        part = _Part(index, source, masked, len(lines) + 1 + bool(parts))
         if parts:
-            lines.append(module.boundary(part) + "\n")
-        body = masked.text if masked.text.endswith("\n") or not masked.text else masked.text + "\n"
-        lines.extend(body.splitlines(keepends=True))
-        parts.append(part)
-    return Module("".join(lines), tuple(parts), tag)
+            text += _boundary(tag, index) + "\n"
+        parts.append(_Part(index, source, masked, text.count("\n") + 1))
+        text += masked.text if masked.text.endswith("\n") or not masked.text else masked.text + "\n"
+    return Module(text, tuple(parts), tag)
 
 
 @dataclass

@@ -315,6 +315,17 @@ def test_join_and_split_round_trip_keeps_each_cell():
         [0, 0, 0, 2, 3, 3, 3, 5]
 
 
+def test_line_separators_other_than_newline_do_not_shift_cells():
+    """str.splitlines would also cut at a form feed or U+2028; the tokenizer does not."""
+    from migrate.registry import resolve
+
+    cells = [(0, IMPORTS + "\n\x0cpage = 'a\u2028b\x1cc'"), (2, COUNTS)]
+    analysis = analyse(cells, "nb.ipynb", Options(tuple(resolve(None)), isolated=True))
+    [finding] = analysis.findings
+    assert (finding.cell, finding.diagnostic.line) == (2, 3)
+    assert apply_edits(COUNTS, finding.diagnostic.fix) == COUNTS_FIXED
+
+
 def test_a_boundary_that_appears_in_a_cell_gets_another_tag():
     module = join([(0, "# tf-migrate:cell-boundary\n", mask("# tf-migrate:cell-boundary\n")),
                    (1, "x = 1", mask("x = 1"))])
