@@ -15,9 +15,9 @@ when a fix also adds an import there). Quick fixes in a cell are computed when
 asked, from the notebook as the editor has it then.
 
 Config (``[tool.tf-migrate]``) is read from the pyproject.toml nearest to the
-document (the notebook, for a cell). Our positions are 1-based code points; LSP's are 0-based in the
-negotiated encoding (UTF-16 by default), so every position goes through
-pygls' position codec.
+document (to the notebook, for a cell). Our positions are 1-based code
+points; LSP's are 0-based in the negotiated encoding (UTF-16 by default), so
+every position goes through pygls' position codec.
 """
 
 from __future__ import annotations
@@ -32,15 +32,15 @@ from pygls.uris import to_fs_path
 from pygls.workspace import TextDocument, Workspace
 from pygls.workspace.position_codec import ServerTextPosition, ServerTextRange
 
-from . import config, registry
-from . import notebook
+from . import config, notebook, registry
 from .engine import Options, transform
 from .formats import tool_version
 from .result import Diagnostic, Edit, SourceResult
 
 SOURCE = "tf-migrate"
 FIX_ALL = types.CodeActionKind.SourceFixAll
-# the Python cells of every notebook ("*": any notebook type; lsprotocol cannot read the filter back without it)
+# the Python cells of every notebook ("*": any notebook type; lsprotocol cannot
+# read the filter back without it)
 NOTEBOOK_SYNC = types.NotebookDocumentSyncOptions(notebook_selector=[types.NotebookDocumentFilterWithCells(
     notebook="*", cells=[types.NotebookCellLanguage(language="python")])])
 
@@ -77,8 +77,11 @@ def _range(document: TextDocument, line: int, column: int, end_line: int,
     return document.range_to_client_units(server)
 
 
-def _lsp_diagnostic(document: TextDocument, diag: Diagnostic) -> types.Diagnostic:
-    tag = f"{diag.safety} fix available" if diag.fixable and diag.fix else "report only"
+def _lsp_diagnostic(document: TextDocument, diag: Diagnostic,
+                    fix: Optional[bool] = None) -> types.Diagnostic:
+    """``fix``: whether a quick fix is offered (default: the finding has fix edits)."""
+    fix = bool(diag.fixable and diag.fix) if fix is None else fix
+    tag = f"{diag.safety} fix available" if fix else "report only"
     return types.Diagnostic(
         range=_range(document, diag.line, diag.column, diag.end_line, diag.end_column),
         message=f"{diag.message} [{tag}]",
@@ -177,7 +180,7 @@ class Notebook:
         found: Dict[str, List[types.Diagnostic]] = {d.uri: [] for d in self.cells.values()}
         for finding in analysis.findings:
             cell = self.cells[finding.cell]
-            found[cell.uri].append(_lsp_diagnostic(cell, finding.diagnostic))
+            found[cell.uri].append(_lsp_diagnostic(cell, finding.diagnostic, bool(finding.edits)))
         return found
 
     def quick_fixes(self, analysis: notebook.Analysis, uri: str,
@@ -187,7 +190,7 @@ class Notebook:
         actions = []
         for finding in analysis.findings:
             cell = self.cells[finding.cell]
-            lsp_diag = _lsp_diagnostic(cell, finding.diagnostic)
+            lsp_diag = _lsp_diagnostic(cell, finding.diagnostic, bool(finding.edits))
             if cell.uri != uri or not finding.edits or not _touches(lsp_diag.range, wanted):
                 continue
             changes = {self.cells[index].uri: _text_edits(self.cells[index], edits)

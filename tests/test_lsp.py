@@ -321,6 +321,7 @@ def test_a_notebook_quick_fix_that_adds_an_import_edits_both_cells(tmp_path):
     async def script(talk: Conversation) -> None:
         talk.client.notebook_document_did_open(params)
         [diagnostic] = await talk.next_diagnostics(third)
+        assert "safe fix available" in diagnostic.message
         [fix] = [a for a in await talk.actions(third, [diagnostic])
                  if a.kind == types.CodeActionKind.QuickFix]
         assert apply_text_edits("import os\n!ls", fix.edit.changes[first]) == "import os\nimport numpy\n!ls"
