@@ -5,6 +5,8 @@ numpy_array.before.py) that uses the `np` and `tf` imported in cell 1."""
 
 from __future__ import annotations
 
+import ast
+
 import nbformat
 
 IMPORTS = "%matplotlib inline\nimport numpy as np\nimport tensorflow as tf"
@@ -47,3 +49,14 @@ def write(path, notebook: nbformat.NotebookNode) -> None:
 
 def sources(path) -> list:
     return [cell.source for cell in nbformat.read(str(path), as_version=4).cells]
+
+
+def statement_cells(text: str) -> list:
+    """``text`` cut before each top-level statement (decorators included), as
+    a notebook of one definition per cell would hold it."""
+    tree = ast.parse(text)
+    starts = sorted({(s.decorator_list[0].lineno if getattr(s, "decorator_list", None) else s.lineno)
+                     for s in tree.body})
+    lines = text.splitlines(keepends=True)
+    cuts = [1] + starts[1:] + [len(lines) + 1]
+    return ["".join(lines[a - 1:b - 1]) for a, b in zip(cuts, cuts[1:])]

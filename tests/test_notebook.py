@@ -16,7 +16,7 @@ from migrate.engine import Options, apply_edits
 from migrate.notebook import analyse, check_cell, join, mask, unmask
 from migrate.recipe import Recipe, propose
 from notebook_cases import (COUNTS, COUNTS_FIXED, FINDING, IMPORTS, PROSE, SHAPE, sources,
-                            training_notebook, write)
+                            statement_cells, training_notebook, write)
 
 runner = CliRunner()
 
@@ -367,19 +367,6 @@ def test_a_fix_that_adds_an_import_to_cell_1_carries_edits_for_both_cells(tmp_pa
 # --- every fixture as a notebook, one top-level statement per cell
 
 
-def _statement_cells(text: str) -> list:
-    """``text`` cut before each top-level statement (decorators included), as
-    a notebook of one definition per cell would hold it."""
-    import ast
-
-    tree = ast.parse(text)
-    starts = sorted({(s.decorator_list[0].lineno if getattr(s, "decorator_list", None) else s.lineno)
-                     for s in tree.body})
-    lines = text.splitlines(keepends=True)
-    cuts = [1] + starts[1:] + [len(lines) + 1]
-    return ["".join(lines[a - 1:b - 1]) for a, b in zip(cuts, cuts[1:])]
-
-
 FIXTURES = sorted(Path(__file__).resolve().parent.parent.glob("fixtures/*/*.before.py"))
 
 
@@ -393,7 +380,7 @@ def test_a_fixture_cut_into_cells_gets_the_files_findings_and_rewrite(before):
     from migrate.registry import resolve
 
     text = before.read_text()
-    cells = _statement_cells(text)
+    cells = statement_cells(text)
     assert "".join(cells) == text and len(cells) > 3
     first_line = {i: 1 + sum(c.count("\n") for c in cells[:i]) for i in range(len(cells))}
     recipes = tuple(resolve(None))
