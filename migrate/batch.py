@@ -24,6 +24,7 @@ from typing import Callable, Deque, Iterable, Iterator, List, Optional
 from . import files
 from .cache import Cache
 from .engine import Options, transform
+from .notebook import transform_notebook
 from .result import SourceResult, Status
 from .shard import Shard
 
@@ -54,14 +55,12 @@ class Outcome:
 
 def process(path: Path, options: Options) -> Outcome:
     """Read and transform one file; never raises."""
-    if path.suffix == ".ipynb":
-        from .notebook import process as process_notebook  # notebook imports this module
-        return process_notebook(path, options)
     try:
         source = files.read(path)
     except files.Unreadable as err:
         return Outcome(path, problem=str(err))
-    result = transform(source.text, str(path), options)
+    run = transform_notebook if path.suffix == ".ipynb" else transform
+    result = run(source.text, str(path), options)
     return _checked(Outcome(path, result, source))
 
 

@@ -13,6 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .batch import Outcome, Summary
+from .notebook import NotebookResult
 from .result import Diagnostic
 
 JSON_VERSION = 1
@@ -25,12 +26,19 @@ def finding_line(diag: Diagnostic) -> str:
 
 
 def unified_diff(outcome: Outcome) -> str:
+    """The change of a file; of a notebook, one diff per changed cell, named
+    ``nb.ipynb:cell N`` (a cell's source, not the JSON around it)."""
     result = outcome.result
     if result is None or not result.changed:
         return ""
-    name = str(outcome.path)
-    lines = difflib.unified_diff(result.source.splitlines(keepends=True),
-                                 result.output.splitlines(keepends=True),
+    if isinstance(result, NotebookResult):
+        return "".join(_text_diff(cell.source, cell.output, cell.label)
+                       for cell in result.cells if cell.output != cell.source)
+    return _text_diff(result.source, result.output, str(outcome.path))
+
+
+def _text_diff(old: str, new: str, name: str) -> str:
+    lines = difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
                                  fromfile=f"a/{name}", tofile=f"b/{name}")
     return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
                    for line in lines)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import sys
 from pathlib import Path
-from typing import Dict, List
+from typing import Dict, List, Optional
 
 import pytest
 
@@ -50,6 +50,7 @@ class Conversation:
     def __init__(self, client: LanguageClient) -> None:
         self.client = client
         self.diagnostics: Dict[str, asyncio.Queue] = {}
+        self.capabilities: Optional[types.ServerCapabilities] = None
 
         @client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
         def on_diagnostics(params: types.PublishDiagnosticsParams) -> None:
@@ -81,6 +82,11 @@ class Conversation:
             context=types.CodeActionContext(diagnostics=diagnostics, only=only)))
 
 
+# a client that syncs notebooks, as VS Code does (the server declares notebook sync only then)
+NOTEBOOK_CLIENT = types.ClientCapabilities(notebook_document=types.NotebookDocumentClientCapabilities(
+    synchronization=types.NotebookDocumentSyncClientCapabilities()))
+
+
 def converse(server_args: List[str], script) -> None:
     """Start the server, initialize, run ``script(conversation)``, shut down."""
 
@@ -90,7 +96,8 @@ def converse(server_args: List[str], script) -> None:
         await client.start_io(sys.executable, *server_args, cwd=str(ROOT))
         try:
             result = await asyncio.wait_for(client.initialize_async(types.InitializeParams(
-                capabilities=types.ClientCapabilities(), root_uri=None)), timeout=60)
+                capabilities=NOTEBOOK_CLIENT, root_uri=None)), timeout=60)
+            conversation.capabilities = result.capabilities
             provider = result.capabilities.code_action_provider
             assert types.CodeActionKind.SourceFixAll in provider.code_action_kinds
             client.initialized(types.InitializedParams())
@@ -199,3 +206,126 @@ def test_real_recipe_conversation(tmp_path):
         assert apply_text_edits(text, fix.edit.changes[uri]) == after.read_text()
 
     converse(["-m", "migrate", "lsp"], script)
+
+
+# --- notebook documents (LSP 3.17 notebook sync), the real recipes
+
+
+def _notebook_params(path: Path):
+    """didOpen parameters for the notebook at ``path``, one cell URI per cell
+    as VS Code names them; only Python cells travel as text documents."""
+    import nbformat
+
+    from notebook_cases import sources
+
+    notebook = nbformat.read(str(path), as_version=4)
+    uri, cells, texts = path.as_uri(), [], []
+    for index, cell in enumerate(notebook.cells):
+        cell_uri = f"vscode-notebook-cell:{path.as_posix()}#W{index}sZmlsZQ%3D%3D"
+        code = cell.cell_type == "code"
+        cells.append(types.NotebookCell(kind=types.NotebookCellKind.Code if code
+                                        else types.NotebookCellKind.Markup, document=cell_uri))
+        if code:
+            texts.append(types.TextDocumentItem(uri=cell_uri, language_id="python", version=1,
+                                                text=cell.source))
+    assert [c.source for c in notebook.cells] == sources(path)
+    return types.DidOpenNotebookDocumentParams(
+        notebook_document=types.NotebookDocument(uri=uri, notebook_type="jupyter-notebook",
+                                                 version=1, cells=cells),
+        cell_text_documents=texts)
+
+
+def _notebook_change(path: Path, version: int, **cells) -> types.DidChangeNotebookDocumentParams:
+    return types.DidChangeNotebookDocumentParams(
+        notebook_document=types.VersionedNotebookDocumentIdentifier(version=version, uri=path.as_uri()),
+        change=types.NotebookDocumentChangeEvent(cells=types.NotebookDocumentCellChanges(**cells)))
+
+
+def test_notebook_diagnostics_per_cell_and_a_quick_fix_equal_to_fix(tmp_path):
+    from typer.testing import CliRunner
+
+    from migrate.cli import app
+    from notebook_cases import COUNTS, FINDING, sources, training_notebook, write
+
+    path = tmp_path / "train.ipynb"
+    write(path, training_notebook(with_last_cell=False))  # imports, markdown, the finding
+    params = _notebook_params(path)
+    imports_uri, prose_uri, counts_uri = [c.document for c in params.notebook_document.cells]
+    assert CliRunner().invoke(app, ["fix", str(path)]).exit_code == 0
+    fixed_by_cli = sources(path)[2]
+    assert fixed_by_cli != COUNTS
+
+    async def script(talk: Conversation) -> None:
+        sync = talk.capabilities.notebook_document_sync
+        assert [c.language for f in sync.notebook_selector for c in f.cells] == ["python"]
+        talk.client.notebook_document_did_open(params)
+        assert not await talk.next_diagnostics(imports_uri)
+        [diagnostic] = await talk.next_diagnostics(counts_uri)
+        assert diagnostic.code == FINDING and "safe fix available" in diagnostic.message
+        assert (diagnostic.range.start.line, diagnostic.range.start.character) == (2, 11)
+        assert prose_uri not in talk.diagnostics  # markdown: nothing published
+
+        actions = await talk.actions(counts_uri, [diagnostic])
+        [fix] = [a for a in actions if a.kind == types.CodeActionKind.QuickFix]
+        assert set(fix.edit.changes) == {counts_uri}
+        assert apply_text_edits(COUNTS, fix.edit.changes[counts_uri]) == fixed_by_cli
+        [fix_all] = await talk.actions(counts_uri, [], only=[types.CodeActionKind.SourceFixAll])
+        assert apply_text_edits(COUNTS, fix_all.edit.changes[counts_uri]) == fixed_by_cli
+
+        # the editor applies the quick fix to the cell: its finding goes away
+        talk.client.notebook_document_did_change(_notebook_change(path, 2, text_content=[
+            types.NotebookDocumentCellContentChanges(
+                document=types.VersionedTextDocumentIdentifier(uri=counts_uri, version=2),
+                changes=[types.TextDocumentContentChangePartial(range=e.range, text=e.new_text)
+                         for e in fix.edit.changes[counts_uri]])]))
+        assert not await talk.next_diagnostics(imports_uri)
+        assert not await talk.next_diagnostics(counts_uri)
+
+        # undo it, then delete the imports cell: without them tf is unknown, no finding
+        talk.client.notebook_document_did_change(_notebook_change(path, 3, text_content=[
+            types.NotebookDocumentCellContentChanges(
+                document=types.VersionedTextDocumentIdentifier(uri=counts_uri, version=3),
+                changes=[types.TextDocumentContentChangeWholeDocument(text=COUNTS)])]))
+        assert not await talk.next_diagnostics(imports_uri)
+        assert [d.code for d in await talk.next_diagnostics(counts_uri)] == [FINDING]
+        talk.client.notebook_document_did_change(_notebook_change(path, 4, structure=(
+            types.NotebookDocumentCellChangeStructure(
+                array=types.NotebookCellArrayChange(start=0, delete_count=1),
+                did_close=[types.TextDocumentIdentifier(uri=imports_uri)]))))
+        assert not await talk.next_diagnostics(imports_uri)  # cleared: the cell is gone
+        assert not await talk.next_diagnostics(counts_uri)
+
+        talk.client.notebook_document_did_close(types.DidCloseNotebookDocumentParams(
+            notebook_document=types.NotebookDocumentIdentifier(uri=path.as_uri()),
+            cell_text_documents=[types.TextDocumentIdentifier(uri=counts_uri)]))
+        assert not await talk.next_diagnostics(counts_uri)
+
+    converse(["-m", "migrate", "lsp"], script)
+
+
+def test_a_notebook_quick_fix_that_adds_an_import_edits_both_cells(tmp_path):
+    """toy-import's fix adds `import numpy` after the imports of cell 1."""
+    import nbformat
+
+    from notebook_cases import write
+
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_code_cell("import os\n!ls"),
+                      nbformat.v4.new_markdown_cell("Ones"),
+                      nbformat.v4.new_code_cell("ones = make_ones()\nprint(ones)")]
+    path = tmp_path / "ones.ipynb"
+    write(path, notebook)
+    params = _notebook_params(path)
+    first, _, third = [c.document for c in params.notebook_document.cells]
+
+    async def script(talk: Conversation) -> None:
+        talk.client.notebook_document_did_open(params)
+        [diagnostic] = await talk.next_diagnostics(third)
+        assert "safe fix available" in diagnostic.message
+        [fix] = [a for a in await talk.actions(third, [diagnostic])
+                 if a.kind == types.CodeActionKind.QuickFix]
+        assert apply_text_edits("import os\n!ls", fix.edit.changes[first]) == "import os\nimport numpy\n!ls"
+        assert apply_text_edits("ones = make_ones()\nprint(ones)", fix.edit.changes[third]) == \
+            "ones = numpy.ones()\nprint(ones)"
+
+    converse(["-c", TOY_SERVER], script)

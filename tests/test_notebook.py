@@ -1,16 +1,22 @@
-"""Notebooks: code cells through the engine, IPython lines masked, the rest kept."""
+"""Notebooks: code cells through the engine as one module, IPython lines
+masked, findings and fixes per cell, the rest kept."""
 
 from __future__ import annotations
 
 import json
 import pickle
+from pathlib import Path
 
 import nbformat
 import pytest
 from typer.testing import CliRunner
 
 from migrate.cli import app
-from migrate.notebook import check_cell, mask, unmask
+from migrate.engine import Options, apply_edits
+from migrate.notebook import analyse, check_cell, join, mask, unmask
+from migrate.recipe import Recipe, propose
+from notebook_cases import (COUNTS, COUNTS_FIXED, FINDING, IMPORTS, PROSE, SHAPE, sources,
+                            statement_cells, training_notebook, write)
 
 runner = CliRunner()
 
@@ -73,7 +79,9 @@ def test_check_names_cell_and_line(notebook_path):
 def test_diff_shows_the_change_and_writes_nothing(notebook_path):
     before = notebook_path.read_bytes()
     result = runner.invoke(app, ["diff", str(notebook_path)])
-    assert '+    "x = new_api(1)\\n",' in result.stdout
+    assert result.stdout.splitlines()[:5] == [
+        f"--- a/{notebook_path}:cell 3", f"+++ b/{notebook_path}:cell 3", "@@ -1,5 +1,5 @@",
+        "-x = old_api(1)", "+x = new_api(1)"]
     assert notebook_path.read_bytes() == before
 
 
@@ -180,3 +188,210 @@ def test_stdin_with_a_notebook_filename_is_a_notebook(toy_recipes):
     assert "".join(cells[1]["source"]) == "!ls\nnew_api()" and result.exit_code == 0
     check = runner.invoke(app, ["check", "-", "--stdin-filename", "nb.ipynb"], input=text)
     assert "nb.ipynb:cell 2:2:1: toy-rename" in check.stdout
+
+
+# --- a realistic notebook and the real recipes: cells analysed as one module
+
+
+@pytest.fixture
+def training(tmp_path):
+    path = tmp_path / "train.ipynb"
+    write(path, training_notebook())
+    return path
+
+
+def test_check_finds_a_bug_whose_imports_are_in_cell_1(training, monkeypatch):
+    monkeypatch.chdir(training.parent)
+    result = runner.invoke(app, ["check", training.name])
+    [line] = result.stdout.splitlines()
+    assert line.startswith(f"train.ipynb:cell 3:3:12: {FINDING} convert then cast")
+    assert line.endswith("[safe fix]") and result.exit_code == 1
+
+
+def test_check_json_names_the_cell_with_cell_relative_positions_and_fix(training, monkeypatch):
+    monkeypatch.chdir(training.parent)
+    report = json.loads(runner.invoke(app, ["check", "--format", "json", training.name]).stdout)
+    [diag] = report["diagnostics"]
+    assert (diag["path"], diag["line"], diag["end_line"], diag["recipe"]) == ("train.ipynb:cell 3", 3, 3, FINDING)
+    edits = [_edit(**e) for e in diag["fix"]["edits"]]
+    assert apply_edits(COUNTS, edits) == COUNTS_FIXED
+    assert report["errors"] == []
+
+
+def _edit(**fields):
+    from migrate.result import Edit
+
+    return Edit(**fields)
+
+
+def test_fix_rewrites_only_the_finding_cell_and_keeps_the_rest(training):
+    before = json.loads(training.read_text())
+    result = runner.invoke(app, ["fix", str(training)])
+    assert result.exit_code == 0, result.output
+    after = json.loads(training.read_text())
+    assert sources(training) == [IMPORTS, PROSE, COUNTS_FIXED, SHAPE]
+    after["cells"][2]["source"] = before["cells"][2]["source"]
+    assert after == before  # magics, markdown, outputs, execution counts, metadata
+
+
+def test_diff_prints_one_labelled_diff_per_changed_cell(training, monkeypatch):
+    monkeypatch.chdir(training.parent)
+    before = training.read_bytes()
+    result = runner.invoke(app, ["diff", training.name])
+    assert result.stdout.splitlines() == [
+        "--- a/train.ipynb:cell 3",
+        "+++ b/train.ipynb:cell 3",
+        "@@ -1,6 +1,6 @@",
+        " def monthly_counts(months):",
+        "     counts = np.array([[3, 0, 7], [1, 2, 2 ** 20]][:months])",
+        "-    return tf.cast(tf.convert_to_tensor(counts), dtype=tf.float32)",
+        "+    return tf.convert_to_tensor(counts, dtype=tf.float32)",
+        " ",
+        " !nvidia-smi -L",
+        " %time counts = monthly_counts(2)",
+        "\\ No newline at end of file",
+    ]
+    assert result.exit_code == 1 and training.read_bytes() == before
+
+
+def test_the_cell_alone_has_no_finding():
+    """What each cell analysed alone used to give: nothing (tf and np unknown)."""
+    from migrate.registry import resolve
+
+    options = Options(tuple(resolve(None)), isolated=True)
+    assert analyse([(2, COUNTS)], "nb.ipynb", options).findings == []
+    assert [f.cell for f in analyse([(0, IMPORTS), (2, COUNTS)], "nb.ipynb", options).findings] == [2]
+
+
+def test_a_cell_cpython_cannot_parse_is_exit_2_even_when_no_recipe_applies(tmp_path):
+    notebook = training_notebook()
+    notebook.cells[3].source = "print('unclosed'"
+    path = tmp_path / "nb.ipynb"
+    write(path, notebook)
+    result = runner.invoke(app, ["check", str(path)])
+    assert result.exit_code == 2
+    assert f"{path}:cell 4: syntax error at line 1" in result.stderr
+    assert f"{path}:cell 3:3:12: {FINDING}" in result.stdout  # the other cells are still checked
+
+
+def test_an_unparsable_cell_is_exit_2_in_a_notebook_no_recipe_looks_at(tmp_path):
+    path = tmp_path / "plain.ipynb"
+    path.write_text(make_notebook("import os\n%cd /data", "print('unclosed'"))
+    result = runner.invoke(app, ["check", str(path)])
+    assert result.exit_code == 2 and result.stdout == ""
+    assert f"{path}:cell 3: syntax error at line 1" in result.stderr
+
+
+def test_a_future_import_in_a_later_cell_does_not_stop_a_fix(tmp_path):
+    notebook = training_notebook()
+    notebook.cells[2].source = "from __future__ import division\n" + COUNTS
+    path = tmp_path / "nb.ipynb"
+    write(path, notebook)
+    assert runner.invoke(app, ["fix", str(path)]).exit_code == 0
+    assert sources(path)[2] == "from __future__ import division\n" + COUNTS_FIXED
+
+
+def test_a_cell_only_fissix_cannot_parse_is_named_and_left_out(tmp_path):
+    notebook = training_notebook()
+    notebook.cells[3].source = "match counts.shape:\n    case _:\n        pass"
+    path = tmp_path / "nb.ipynb"
+    write(path, notebook)
+    result = runner.invoke(app, ["fix", str(path)])
+    assert result.exit_code == 2
+    assert f"{path}:cell 4: fissix cannot parse a match statement (PEP 634) at line 1" in result.stderr
+    assert sources(path)[2:] == [COUNTS_FIXED, notebook.cells[3].source]
+
+
+# --- cutting the module back into cells (toy recipes)
+
+
+def test_join_and_split_round_trip_keeps_each_cell():
+    cells = [(0, "import x\n!ls"), (2, ""), (3, "for i in x:\n    y = i\n"), (5, "z = 1")]
+    module = join([(i, s, mask(s)) for i, s in cells])
+    assert module.text.count(module.tag) == 3
+    assert [part.restore(seg) for part, seg in zip(module.parts, module.split(module.text))] == \
+        [s for _, s in cells]
+    assert [module.locate(line).index for line in range(1, len(module.text.splitlines()) + 1)] == \
+        [0, 0, 0, 2, 3, 3, 3, 5]
+
+
+def test_line_separators_other_than_newline_do_not_shift_cells():
+    """str.splitlines would also cut at a form feed or U+2028; the tokenizer does not."""
+    from migrate.registry import resolve
+
+    cells = [(0, IMPORTS + "\n\x0cpage = 'a\u2028b\x1cc'"), (2, COUNTS)]
+    analysis = analyse(cells, "nb.ipynb", Options(tuple(resolve(None)), isolated=True))
+    [finding] = analysis.findings
+    assert (finding.cell, finding.diagnostic.line) == (2, 3)
+    assert apply_edits(COUNTS, finding.diagnostic.fix) == COUNTS_FIXED
+
+
+def test_a_boundary_that_appears_in_a_cell_gets_another_tag():
+    module = join([(0, "# tf-migrate:cell-boundary\n", mask("# tf-migrate:cell-boundary\n")),
+                   (1, "x = 1", mask("x = 1"))])
+    assert module.split(module.text) == ["# tf-migrate:cell-boundary\n", "x = 1\n"]
+
+
+def _drop_pass(node, capture, filename):
+    if propose(node, "pass is useless"):
+        node.remove()
+
+
+DROP_PASS = Recipe(id="toy-drop-pass", summary="removes pass statements", safety="safe",
+                   query=lambda q: q.select("simple_stmt< 'pass' any* >").modify(_drop_pass),
+                   tokens=("pass",))
+
+
+def test_a_rewrite_that_loses_a_boundary_leaves_the_notebook_unchanged():
+    cells = [(0, "import x"), (1, "y = old_api()")]
+    analysis = analyse(cells, "nb.ipynb", Options((DROP_PASS,)))
+    assert analysis.errors == ["nb.ipynb: a rewrite moved or removed a cell boundary; "
+                               "notebook left unchanged"]
+    assert analysis.outputs == dict(cells)
+
+
+def test_a_fix_that_adds_an_import_to_cell_1_carries_edits_for_both_cells(tmp_path, toy_recipes):
+    cells = [(0, "import os\n%matplotlib inline"), (2, "ones = make_ones()")]
+    options = Options((toy_recipes["toy-import"],), isolated=True)
+    [finding] = analyse(cells, "nb.ipynb", options).findings
+    assert (finding.cell, finding.diagnostic.path, finding.diagnostic.line) == (2, "nb.ipynb:cell 3", 1)
+    assert finding.diagnostic.fix is None  # one path cannot carry edits of two cells
+    fixed = {i: apply_edits(source, finding.edits[i]) for i, source in cells}
+    assert fixed == {0: "import os\nimport numpy\n%matplotlib inline", 2: "ones = numpy.ones()"}
+    path = tmp_path / "nb.ipynb"
+    path.write_text(make_notebook(*[s for _, s in cells]))
+    assert runner.invoke(app, ["fix", str(path)]).exit_code == 0
+    assert sources(path)[1:] == list(fixed.values())
+
+
+# --- every fixture as a notebook, one top-level statement per cell
+
+
+FIXTURES = sorted(Path(__file__).resolve().parent.parent.glob("fixtures/*/*.before.py"))
+
+
+@pytest.mark.parametrize("before", FIXTURES, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_a_fixture_cut_into_cells_gets_the_files_findings_and_rewrite(before):
+    """The same findings at the same places, and the same code (as an AST: a
+    statement a recipe removes leaves its cell's blank lines) as the file."""
+    import ast
+
+    from migrate.engine import transform
+    from migrate.registry import resolve
+
+    text = before.read_text()
+    cells = statement_cells(text)
+    assert "".join(cells) == text and len(cells) > 3
+    first_line = {i: 1 + sum(c.count("\n") for c in cells[:i]) for i in range(len(cells))}
+    recipes = tuple(resolve(None))
+    checked = Options(recipes, unsafe_fixes=True, isolated=True)
+    notebook = analyse(list(enumerate(cells)), "nb.ipynb", checked)
+    assert notebook.errors == []
+    assert sorted((f.diagnostic.recipe, first_line[f.cell] + f.diagnostic.line - 1, f.diagnostic.column)
+                  for f in notebook.findings) == \
+        sorted((d.recipe, d.line, d.column) for d in transform(text, str(before), checked).diagnostics)
+    fixed = Options(recipes, unsafe_fixes=True)
+    rewritten = analyse(list(enumerate(cells)), "nb.ipynb", fixed)
+    assert rewritten.errors == []
+    assert ast.dump(ast.parse("".join(rewritten.outputs[i] for i in range(len(cells))))) == \
+        ast.dump(ast.parse(transform(text, str(before), fixed).output))
