@@ -48,8 +48,8 @@ _EXPECT = re.compile(r"#\s*expect:\s*(?P<body>.*)$")
 _SIDECAR = re.compile(r"^(?P<where>.+?):(?P<line>\d+):\s*(?P<body>.+)$")
 
 
-class LabelError(ValueError):
-    """A malformed label; the message names the file and line."""
+class CorpusError(ValueError):
+    """A malformed label or a missing corpus file; the message names the file (and line)."""
 
 
 @dataclass(frozen=True)
@@ -98,7 +98,7 @@ def parse_label_body(body: str, where: str) -> List[Tuple[str, str]]:
     for part in body.split(";"):
         words = part.split()
         if len(words) != 2 or words[1] not in KINDS:
-            raise LabelError(f"{where}: bad label {part.strip()!r}: expected '<recipe-id> <safe|unsafe|report>'")
+            raise CorpusError(f"{where}: bad label {part.strip()!r}: expected '<recipe-id> <safe|unsafe|report>'")
         pairs.append((words[0], words[1]))
     return pairs
 
@@ -116,7 +116,7 @@ def labels_in_source(source: str, path: str) -> List[Label]:
                 for recipe, kind in parse_label_body(match["body"], f"{path}:{line}"):
                     labels.append(Label(path, line, recipe, kind))
     except (tokenize.TokenError, SyntaxError) as err:
-        raise LabelError(f"{path}: cannot read its labels: {err}") from err
+        raise CorpusError(f"{path}: cannot read its labels: {err}") from err
     return labels
 
 
@@ -126,7 +126,7 @@ def notebook_cells(text: str, path: str) -> List[Tuple[int, str]]:
     try:
         cells = json.loads(text)["cells"]
     except (ValueError, KeyError, TypeError) as err:
-        raise LabelError(f"{path}: not a notebook: {err}") from err
+        raise CorpusError(f"{path}: not a notebook: {err}") from err
     found = []
     for number, cell in enumerate(cells, start=1):
         if cell.get("cell_type") != "code":
@@ -157,7 +157,7 @@ def sidecar_labels(text: str, source: str) -> List[Label]:
             continue
         match = _SIDECAR.match(line)
         if not match:
-            raise LabelError(f"{source}:{number}: expected 'path:line: recipe kind', got {line!r}")
+            raise CorpusError(f"{source}:{number}: expected 'path:line: recipe kind', got {line!r}")
         for recipe, kind in parse_label_body(match["body"], f"{source}:{number}"):
             labels.append(Label(match["where"], int(match["line"]), recipe, kind))
     return labels
@@ -181,7 +181,8 @@ def _child_env() -> Dict[str, str]:
     return dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
 
 
-def run_check(paths: Sequence[Path], recipes: Sequence[str], target_index: Optional[int]) -> Tuple[List[Finding], List[str]]:
+def run_check(paths: Sequence[Path], recipes: Sequence[str],
+              target_index: Optional[int]) -> Tuple[List[Finding], List[str]]:
     """Findings of ``migrate check`` over ``paths`` (absolute), and its errors."""
     command = [sys.executable, "-m", "migrate", "check", "--format", "json", "--no-cache"]
     if recipes:
@@ -258,7 +259,7 @@ def corpus_labels(files: Sequence[Path], sidecar: Optional[Path], root: Path) ->
             file, cell = split_label(label.path)
             absolute = (base / file).resolve()
             if absolute not in files:
-                raise LabelError(f"{sidecar}: {label.path}: no such file in the corpus")
+                raise CorpusError(f"{sidecar}: {label.path}: no such file in the corpus")
             where = cell_label(str(absolute), cell) if cell is not None else str(absolute)
             labels.append(Label(where, label.line, label.recipe, label.kind))
     return labels
@@ -365,7 +366,8 @@ def render(result: dict) -> str:
              f"{'recipe':<24}{'TP':>4}{'FP':>4}{'FN':>4}{'precision':>11}{'recall':>8}{'fix-kind':>10}"]
     for recipe, r in result["recipes"].items():
         kind = "-" if r["kind_agreement"] is None else f"{r['kind_agreement']:.2f}"
-        lines.append(f"{recipe:<24}{r['tp']:>4}{r['fp']:>4}{r['fn']:>4}{r['precision']:>11.2f}{r['recall']:>8.2f}{kind:>10}")
+        lines.append(f"{recipe:<24}{r['tp']:>4}{r['fp']:>4}{r['fn']:>4}"
+                     f"{r['precision']:>11.2f}{r['recall']:>8.2f}{kind:>10}")
     for recipe, r in result["recipes"].items():
         for f in r["false_positives"]:
             lines.append(f"  FP {recipe} {f['path']}:{f['line']} ({f['kind']}): {f['message'][:140]}")
@@ -380,7 +382,8 @@ def render(result: dict) -> str:
         failing = result["failing_safe_fixes"]
         lines.append(f"safe fixes verified: {result['safe_fixes']}, failing: {len(failing)}")
         for item in failing:
-            lines.append(f"  failing {item['recipe']} {item['path']}:{item['line']}: {'; '.join(item['failures'])[:200]}")
+            reasons = "; ".join(item["failures"])[:200]
+            lines.append(f"  failing {item['recipe']} {item['path']}:{item['line']}: {reasons}")
     return "\n".join(lines)
 
 
@@ -388,7 +391,7 @@ def score(root: Path, recipes: Sequence[str] = (), sidecar: Optional[Path] = Non
           target_index: Optional[int] = None, timeout: float = 60.0) -> dict:
     """Everything ``main`` prints, as a dict (the ``--json`` document)."""
     if not root.exists():
-        raise LabelError(f"{root}: no such file or directory")
+        raise CorpusError(f"{root}: no such file or directory")
     files = corpus_files(root)
     labels = corpus_labels(files, sidecar, root)
     findings, errors = run_check(files, recipes, target_index) if files else ([], [])
@@ -411,7 +414,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     recipes = [r.strip() for r in args.recipes.split(",") if r.strip()]
     try:
         result = score(args.corpus, recipes, args.labels, args.verify, args.target_index, args.timeout)
-    except (LabelError, RuntimeError, OSError) as err:
+    except (CorpusError, RuntimeError, OSError) as err:
         print(f"corpus_score: {err}", file=sys.stderr)
         return 2
     print(json.dumps(result, indent=2) if args.json else render(result))

@@ -43,7 +43,7 @@ def test_label_body_with_several_labels():
 
 @pytest.mark.parametrize("body", ["typed-convert", "typed-convert fixable", "a safe extra", ""])
 def test_bad_label_names_file_and_line(body):
-    with pytest.raises(cs.LabelError, match=r"^f\.py:7: bad label"):
+    with pytest.raises(cs.CorpusError, match=r"^f\.py:7: bad label"):
         cs.parse_label_body(body, "f.py:7")
 
 
@@ -57,7 +57,7 @@ def test_labels_are_read_from_comments_only():
 
 
 def test_unreadable_source_is_a_label_error():
-    with pytest.raises(cs.LabelError, match=r"^p\.py: cannot read its labels"):
+    with pytest.raises(cs.CorpusError, match=r"^p\.py: cannot read its labels"):
         cs.labels_in_source('x = """never closed\n', "p.py")
 
 
@@ -71,12 +71,13 @@ def test_notebook_labels_name_the_cell_and_count_every_cell(tmp_path):
 
 
 def test_sidecar_labels_and_their_errors():
-    text = "# real files\n\nrepo/a.py:12: typed-convert unsafe\nnb.ipynb:cell 2:4: per-step-tape safe; scalar-target unsafe\n"
+    text = ("# real files\n\nrepo/a.py:12: typed-convert unsafe\n"
+            "nb.ipynb:cell 2:4: per-step-tape safe; scalar-target unsafe\n")
     assert cs.sidecar_labels(text, "labels.txt") == [
         Label("repo/a.py", 12, "typed-convert", "unsafe"),
         Label("nb.ipynb:cell 2", 4, "per-step-tape", "safe"),
         Label("nb.ipynb:cell 2", 4, "scalar-target", "unsafe")]
-    with pytest.raises(cs.LabelError, match=r"^labels\.txt:1: expected 'path:line: recipe kind'"):
+    with pytest.raises(cs.CorpusError, match=r"^labels\.txt:1: expected 'path:line: recipe kind'"):
         cs.sidecar_labels("repo/a.py typed-convert unsafe", "labels.txt")
 
 
@@ -84,7 +85,7 @@ def test_sidecar_label_of_a_file_outside_the_corpus_is_an_error(tmp_path):
     (tmp_path / "a.py").write_text("x = 1\n", encoding="utf-8")
     sidecar = tmp_path / "labels.txt"
     sidecar.write_text("b.py:1: typed-convert safe\n", encoding="utf-8")
-    with pytest.raises(cs.LabelError, match="b.py: no such file in the corpus"):
+    with pytest.raises(cs.CorpusError, match="b.py: no such file in the corpus"):
         cs.corpus_labels(cs.corpus_files(tmp_path), sidecar, tmp_path)
 
 
