@@ -189,7 +189,7 @@ def test_main_reports_a_bad_sidecar_in_one_line(tmp_path, capsys):
 # --- the floors of issue 12 --------------------------------------------------
 
 SEED003_FLOORS = ("precision >= 0.95 and recall >= 0.95 per recipe; measured on tests/corpus "
-                  "2026-12-01: typed-convert P 1.00 R 0.83, per-step-tape P 0.73 R 0.89, "
+                  "2026-12-01: typed-convert P 1.00 R 0.83, per-step-tape P 0.67 R 0.80, "
                   "scalar-target P 0.50 R 0.71, suffix-mixup P 0.50 R 0.33")
 
 
@@ -202,7 +202,7 @@ def test_seed003_recipes_meet_the_floors_on_the_team_corpus():
 
 @pytest.mark.tf
 @pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "0 failing safe fixes; measured 2026-12-01: 13 safe fixes, 1 failing (per-step-tape "
+    "0 failing safe fixes; measured 2026-12-01: 14 safe fixes, 1 failing (per-step-tape "
     "per-step-tape/path_fed_as_slice.py:32 leaves the feed path[k:k + 1] unrewritten)"))
 def test_every_safe_fix_in_the_team_corpus_passes_verify():
     result = cs.score(CORPUS, verify=True)
