@@ -159,6 +159,19 @@ def test_rewritten_notebook_becomes_a_script_with_the_fixed_cell():
     assert after.endswith("y = 2\nz = 30\n") and after.startswith(before.split("\n")[0])
 
 
+def test_a_safe_fix_fails_when_its_after_fails_a_check_or_did_not_run():
+    finding = Finding("p.py", 3, 3, "per-step-tape", "safe", "m")
+    before = {"ok": False, "checks": [{"name": "dynamic", "passed": False, "summary": "None", "error": None}]}
+    after = {"ok": False, "checks": [{"name": "run", "passed": True, "summary": "ran", "error": None},
+                                     {"name": "attribution", "passed": False, "summary": "raised",
+                                      "error": "ValueError: None"}]}
+    verified = cs._verified(finding, before, after)
+    assert (verified.before_ok, verified.after_ok) == (False, False)
+    assert verified.after_failures == ["attribution: raised ValueError: None"]
+    assert cs._verified(finding, before, None).after_failures == ["not run by verify"]
+    assert cs._verified(finding, before, {"ok": True, "checks": []}).after_ok
+
+
 # --- end to end -------------------------------------------------------------
 
 def test_score_of_a_small_corpus(tmp_path):
@@ -175,6 +188,16 @@ def test_score_of_a_small_corpus(tmp_path):
     assert (result["files"], result["labels"]) == (2, 1)
     assert result["recipes"]["typed-convert"]["tp"] == 1
     assert result["recipes"]["typed-convert"]["fp"] == 0
+
+
+def test_main_prints_json_with_the_per_recipe_figures(tmp_path, capsys):
+    (tmp_path / "a.py").write_text(
+        "import numpy as np\nimport tensorflow as tf\n\n"
+        "x = tf.cast(tf.convert_to_tensor(np.ones(2)), tf.float32)\n", encoding="utf-8")
+    assert cs.main([str(tmp_path), "--recipes", "typed-convert,suffix-mixup", "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert set(printed["recipes"]) == {"typed-convert", "suffix-mixup"}
+    assert printed["recipes"]["typed-convert"]["fp"] == 1  # a finding with no label is a false positive
 
 
 def test_main_reports_a_bad_sidecar_in_one_line(tmp_path, capsys):
