@@ -8,8 +8,6 @@ Label: typed-convert, safe (a list display of numbers; float32).
 import numpy as np
 import tensorflow.compat.v2 as tf
 
-tf.enable_v2_behavior()
-
 
 def class_weights():
     weights = tf.convert_to_tensor([[1, 2], [3, 5], [8, 13]])  # expect: typed-convert safe
