@@ -348,11 +348,11 @@ def summary(scores: Dict[str, RecipeScore], verified: Optional[List[VerifiedFix]
         }
     result = {"files": files, "labels": labels, "findings": findings, "errors": errors, "recipes": recipes}
     if verified is not None:
-        result["safe_fixes"] = len(verified)
-        result["failing_safe_fixes"] = [
+        result["safe_fixes"] = [
             {"path": v.finding.path, "line": v.finding.line, "recipe": v.finding.recipe,
-             "before_ok": v.before_ok, "failures": v.after_failures}
-            for v in verified if not v.after_ok]
+             "before_ok": v.before_ok, "after_ok": v.after_ok, "failures": v.after_failures}
+            for v in verified]
+        result["failing_safe_fixes"] = [fix for fix in result["safe_fixes"] if not fix["after_ok"]]
     for item in result["recipes"].values():
         for finding in item["false_positives"]:
             finding.pop("edits")
@@ -380,7 +380,9 @@ def render(result: dict) -> str:
         lines.append(f"  error: {error}")
     if "safe_fixes" in result:
         failing = result["failing_safe_fixes"]
-        lines.append(f"safe fixes verified: {result['safe_fixes']}, failing: {len(failing)}")
+        repaired = sum(1 for fix in result["safe_fixes"] if fix["after_ok"] and not fix["before_ok"])
+        lines.append(f"safe fixes verified: {len(result['safe_fixes'])} ({repaired} turned a failing program "
+                     f"into a passing one), failing: {len(failing)}")
         for item in failing:
             reasons = "; ".join(item["failures"])[:200]
             lines.append(f"  failing {item['recipe']} {item['path']}:{item['line']}: {reasons}")
