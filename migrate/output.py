@@ -28,9 +28,12 @@ def unified_diff(outcome: Outcome) -> str:
     result = outcome.result
     if result is None or not result.changed:
         return ""
-    name = str(outcome.path)
-    lines = difflib.unified_diff(result.source.splitlines(keepends=True),
-                                 result.output.splitlines(keepends=True),
+    return unified(str(outcome.path), result.source, result.output)
+
+
+def unified(name: str, old: str, new: str) -> str:
+    """`diff -u` of two texts of ``name``, marking a missing final newline as git does."""
+    lines = difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
                                  fromfile=f"a/{name}", tofile=f"b/{name}")
     return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
                    for line in lines)
