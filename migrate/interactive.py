@@ -14,12 +14,13 @@ decided.
 
 from __future__ import annotations
 
+import difflib
 import re
 import sys
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Iterable, List, Optional, Set, TextIO, Tuple
+from typing import Callable, Dict, Iterable, List, Optional, Set, TextIO, Tuple
 
 from rich.console import Console
 from rich.text import Text
@@ -27,7 +28,7 @@ from rich.text import Text
 from . import batch, files, output, registry
 from .discovery import discover
 from .engine import Options, transform
-from .result import Diagnostic, SourceResult, Status, split_label
+from .result import Diagnostic, SourceResult, Status, cell_label, split_label
 
 HELP = """\
 y - accept this change
@@ -49,19 +50,27 @@ class Quit(Exception):
     """The reviewer answered q (or stdin ran out after some answers)."""
 
 
-Key = Tuple[str, str, str, str, int]
+Place = Tuple[str, str, str, int]  # (file or cell, recipe, safety, line)
 
 
-def keys_of(diagnostics: Iterable[Diagnostic]) -> List[Tuple[Key, Diagnostic]]:
-    """A finding's identity across texts that differ elsewhere: where (file or
-    cell), recipe, safety, message, and its rank among identical ones."""
-    seen: Counter = Counter()
-    keyed = []
-    for diag in sorted(diagnostics, key=_position):
-        base = (diag.path, diag.recipe, diag.safety, diag.message)
-        keyed.append(((*base, seen[base]), diag))
-        seen[base] += 1
-    return keyed
+def place(diag: Diagnostic) -> Place:
+    return (diag.path, diag.recipe, diag.safety, diag.line)
+
+
+def line_map(old: str, new: str) -> Callable[[int], int]:
+    """Where a 1-based line of ``old`` is in ``new`` (a changed line: the
+    corresponding line of its replacement)."""
+    opcodes = difflib.SequenceMatcher(None, old.splitlines(), new.splitlines(),
+                                      autojunk=False).get_opcodes()
+
+    def mapped(line: int) -> int:
+        for tag, i1, i2, j1, j2 in opcodes:
+            if i1 <= line - 1 < i2:
+                offset = line - 1 - i1 if tag == "equal" else min(line - 1 - i1, max(j2 - j1 - 1, 0))
+                return j1 + offset + 1
+        return line
+
+    return mapped
 
 
 def _position(diag: Diagnostic) -> Tuple[int, int, int]:
@@ -90,6 +99,19 @@ class Document:
     def findings(self, text: str) -> List[Diagnostic]:
         """Every recipe's findings on ``text``, nothing applied."""
         return self.run(text, replace(self.options, apply=False, isolated=True)).diagnostics
+
+    def units(self, text: str) -> Dict[str, str]:
+        """What findings' lines count in: the file, or each notebook cell by its label."""
+        if self.outcome.path.suffix == ".ipynb":
+            return {cell_label(self.label, i + 1): c.source for i, c in enumerate(_cells(text))}
+        return {self.label: text}
+
+    def moved(self, places: Set[Place], old: str, new: str) -> Set[Place]:
+        """``places`` of ``old`` where they are in ``new``."""
+        before, after = self.units(old), self.units(new)
+        maps = {label: line_map(before[label], after.get(label, "")) for label in before}
+        return {(where, recipe, safety, maps[where](line) if where in maps else line)
+                for where, recipe, safety, line in places}
 
     def offerable(self, diag: Diagnostic) -> bool:
         return diag.fixable and (diag.safety == "safe" or self.options.unsafe_fixes)
@@ -121,10 +143,13 @@ def diff_text(label: str, old: str, new: str) -> str:
 
 def _code_cells(old: str, new: str) -> List[Tuple[str, str]]:
     """(before, after) source of each cell of two versions of one notebook."""
+    return [(a.source, b.source) for a, b in zip(_cells(old), _cells(new))]
+
+
+def _cells(text: str) -> list:
     import nbformat
 
-    before, after = (nbformat.reads(t, as_version=nbformat.NO_CONVERT).cells for t in (old, new))
-    return [(a.source, b.source) for a, b in zip(before, after)]
+    return nbformat.reads(text, as_version=nbformat.NO_CONVERT).cells
 
 
 def _coloured(diff: str) -> Text:
@@ -202,19 +227,21 @@ def _review_file(doc: Document, reviewer: Reviewer) -> Tuple[str, int]:
     """Ask about each offerable finding in line order, applying the accepted
     ones as they come; returns the accepted text and how many were declined."""
     text = doc.outcome.result.source
-    decided: Set[Key] = set()
+    rejected_places: Set[Place] = set()
+    texts = {text}  # a fix that brings back an earlier text would loop
     offered_all: List[Diagnostic] = []
     rejected: List[Diagnostic] = []
     declined, number, rest = 0, 0, None  # rest: 'a' or 'd' answered for this file
     for _ in range(MAX_QUESTIONS_PER_FILE):
-        offered = [(k, d) for k, d in keys_of(doc.findings(text)) if doc.offerable(d) and k not in decided]
+        offered = [d for d in sorted(doc.findings(text), key=_position)
+                   if doc.offerable(d) and place(d) not in rejected_places]
         if not offered:
             break
-        key, diag = offered[0]
-        decided.add(key)
+        diag = offered[0]
         offered_all.append(diag)
         new = doc.apply_one(text, diag)
-        if new == text:
+        if new in texts:
+            rejected_places.add(place(diag))
             reviewer.tally.not_offered.append(
                 f"{diag.path}:{diag.line} {diag.recipe}: its fix cannot be applied on its own "
                 "(the engine discarded it)")
@@ -227,9 +254,12 @@ def _review_file(doc: Document, reviewer: Reviewer) -> Tuple[str, int]:
         if answer == "r":
             reviewer.recipes_accepted.add((diag.recipe, diag.safety))
         if answer in "yar":
+            rejected_places = doc.moved(rejected_places, text, new)
             text = new
+            texts.add(text)
             reviewer.tally.accepted += 1
         else:
+            rejected_places.add(place(diag))
             declined += 1
             reviewer.tally.rejected += 1
             rejected.append(diag)
@@ -287,7 +317,7 @@ def review(paths: Iterable[Path], options: Options, reviewer: Reviewer) -> Sessi
     for path in paths:
         outcome = batch.process(path, options)
         session.outcomes.append(outcome)
-        if outcome.result is None or not outcome.result.changed or outcome.failed:
+        if outcome.result is None or not outcome.result.changed:
             continue
         doc = _document(outcome, options)
         result = outcome.result
