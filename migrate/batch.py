@@ -12,6 +12,7 @@ atomic renames done here, no file is ever half written.
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.queues
 import os
 import signal
 from collections import Counter, deque
@@ -137,13 +138,15 @@ class _Workers:
         self.options = options
         self.jobs = jobs if "fork" in multiprocessing.get_all_start_methods() else 1
         self.pool: Optional[ProcessPoolExecutor] = None
+        self.pids: Optional[multiprocessing.queues.SimpleQueue] = None  # each worker says its pid
 
     def submit(self, path: Path) -> Optional[Future]:
         if self.jobs <= 1:
             return None
         for _ in range(2):
             if self.pool is None:
-                self.pool = _fork_pool(self.jobs, self.options)
+                self.pids = multiprocessing.get_context("fork").SimpleQueue()
+                self.pool = _fork_pool(self.jobs, self.options, self.pids)
             try:
                 return self.pool.submit(_work, path)
             except BrokenProcessPool:
@@ -154,7 +157,7 @@ class _Workers:
     def alone(self, path: Path) -> Outcome:
         """Retry a file whose worker died, in a worker of its own: a second
         death names this file as the culprit instead of its neighbours."""
-        pool = _fork_pool(1, self.options)
+        pool = _fork_pool(1, self.options, None)
         try:
             return pool.submit(_work, path).result()
         except BrokenProcessPool:
@@ -173,28 +176,31 @@ class _Workers:
         is on disk: all writes happen in the parent)."""
         if self.pool is None:
             return
-        processes = list((getattr(self.pool, "_processes", None) or {}).values())
         self.pool.shutdown(wait=False, cancel_futures=True)
-        for proc in processes:
-            proc.terminate()
-        for proc in processes:
-            proc.join()
+        while not self.pids.empty():
+            try:
+                os.kill(self.pids.get(), signal.SIGTERM)
+            except ProcessLookupError:  # already gone
+                pass
         self.pool = None
 
 
-def _fork_pool(jobs: int, options: Options) -> ProcessPoolExecutor:
+def _fork_pool(jobs: int, options: Options, pids) -> ProcessPoolExecutor:
     return ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"),
-                               initializer=_init_worker, initargs=(options,))
+                               initializer=_init_worker, initargs=(options, pids))
 
 
 _worker_options: Optional[Options] = None
 
 
-def _init_worker(options: Options) -> None:
-    """Ctrl-C reaches the whole process group; only the parent handles it."""
+def _init_worker(options: Options, pids) -> None:
+    """Ctrl-C reaches the whole process group; only the parent handles it.
+    The worker tells its pid (the pool has no public list of its processes)."""
     global _worker_options
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _worker_options = options
+    if pids is not None:
+        pids.put(os.getpid())
 
 
 def _work(path: Path) -> Outcome:
