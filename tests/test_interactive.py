@@ -256,8 +256,10 @@ def _pexpect():
 
 @pytest.mark.tf
 def test_end_to_end_review_in_a_terminal_writes_a_program_that_runs(tmp_path):
-    """y/n/r on a file whose changes depend on each other, then q on a second
-    file, typed into a real pseudo-terminal; the written program runs."""
+    """y/n/r on a file whose changes depend on each other (scalar-target edits
+    the lines per-step-tape rewrote; one per-step-tape fix removes both stacked
+    paths' neighbours), then q on a second file, typed into a real
+    pseudo-terminal; the written program runs."""
     pexpect = _pexpect()
     churn, other = tmp_path / "a_churn.py", tmp_path / "b_churn.py"
     shutil.copy(SEED003, churn)
@@ -267,14 +269,17 @@ def test_end_to_end_review_in_a_terminal_writes_a_program_that_runs(tmp_path):
     child = pexpect.spawn(sys.executable, ["-m", "migrate", "fix", "-i", "--unsafe-fixes",
                                            "--no-cache", str(tmp_path)],
                           env=env, encoding="utf-8", timeout=120)
-    for answer in "y n r n y y n y q".split():
+    for answer in "y n r y n y y n q".split():
         child.expect_exact("Apply this change? [y,n,a,d,r,q,?]")
         child.sendline(answer)
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 1, child.before
     assert other.read_text() == SEED003.read_text()  # quit during its review: not written
-    assert churn.read_text() != SEED003.read_text()
+    written = churn.read_text()
+    assert "model([path_1_step, inputs_2])\n" in written  # rejected scalar-target
+    assert "model([inputs_1, path_2_step])[:, 0]" in written  # accepted, on per-step-tape's text
+    assert "* avg_gradients_1" in written  # rejected suffix-mixup
     ran = subprocess.run([sys.executable, str(churn)], capture_output=True, text=True,
                          env=dict(env, TF_USE_LEGACY_KERAS="1"), timeout=600)
     assert ran.returncode == 0, ran.stderr[-2000:]
