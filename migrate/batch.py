@@ -18,14 +18,15 @@ import signal
 from collections import Counter, deque
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Deque, Iterable, Iterator, List, Optional
+from typing import Callable, Deque, Dict, Iterable, Iterator, List, Optional
 
 from . import files
 from .cache import Cache
 from .engine import Options, transform
-from .result import SourceResult, Status
+from .textdiff import line_map
+from .result import Diagnostic, SourceResult, Status, cell_label
 from .shard import Shard
 
 WINDOW_PER_JOB = 16  # files in flight per worker: workers stay busy, memory stays bounded
@@ -76,6 +77,50 @@ def write(outcome: Outcome) -> None:
         outcome.written = True
     except files.WriteRefused as err:
         outcome.problem = str(err)
+
+
+@dataclass(frozen=True)
+class Left:
+    """A finding a file still has after `fix`: at its line in the file as it
+    is on disk, and at its line in the original (None: a line the fix wrote)."""
+
+    diagnostic: Diagnostic
+    original_line: Optional[int]
+
+
+def left_after_fix(outcome: Outcome, options: Options) -> List[Left]:
+    """The findings left in ``outcome``'s file as `fix` left it on disk
+    (written, or the original when the write was refused): a rewritten file
+    is checked again, so every line is a line of the file as written."""
+    result = outcome.result
+    if result is None:
+        return []
+    if not result.changed:
+        return [Left(d, d.line) for d in result.pending]
+    text = result.output if outcome.written else result.source
+    checked = replace(options, apply=False, isolated=True)
+    if outcome.path.suffix == ".ipynb":
+        from .notebook import transform_notebook
+
+        found = transform_notebook(text, str(outcome.path), checked).diagnostics
+    else:
+        found = transform(text, str(outcome.path), checked).diagnostics
+    if not outcome.written:
+        return [Left(d, d.line) for d in found]
+    before, after = units_of(outcome.path, result.source), units_of(outcome.path, text)
+    back = {label: line_map(after[label], before.get(label, ""), nearest=False) for label in after}
+    return [Left(d, back[d.path](d.line) if d.path in back else None) for d in found]
+
+
+def units_of(path: Path, text: str) -> Dict[str, str]:
+    """What a finding's line counts in, by the path it carries: the file, or
+    each cell of a notebook (``nb.ipynb:cell N``)."""
+    if path.suffix != ".ipynb":
+        return {str(path): text}
+    import nbformat
+
+    cells = nbformat.reads(text, as_version=nbformat.NO_CONVERT).cells
+    return {cell_label(str(path), i + 1): cell.source for i, cell in enumerate(cells)}
 
 
 def default_jobs() -> int:

@@ -14,13 +14,12 @@ decided.
 
 from __future__ import annotations
 
-import difflib
 import re
 import sys
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Dict, Iterable, List, Optional, Set, TextIO, Tuple
+from typing import Callable, Iterable, List, Optional, Set, TextIO, Tuple
 
 from rich.console import Console
 from rich.text import Text
@@ -28,7 +27,8 @@ from rich.text import Text
 from . import batch, files, output, registry
 from .discovery import discover
 from .engine import Options, transform
-from .result import Diagnostic, SourceResult, Status, cell_label, split_label
+from .result import Diagnostic, SourceResult, Status, split_label
+from .textdiff import line_map, unified
 
 HELP = """\
 y - accept this change
@@ -55,22 +55,6 @@ Place = Tuple[str, str, str, int]  # (file or cell, recipe, safety, line)
 
 def place(diag: Diagnostic) -> Place:
     return (diag.path, diag.recipe, diag.safety, diag.line)
-
-
-def line_map(old: str, new: str) -> Callable[[int], int]:
-    """Where a 1-based line of ``old`` is in ``new`` (a changed line: the
-    corresponding line of its replacement)."""
-    opcodes = difflib.SequenceMatcher(None, old.splitlines(), new.splitlines(),
-                                      autojunk=False).get_opcodes()
-
-    def mapped(line: int) -> int:
-        for tag, i1, i2, j1, j2 in opcodes:
-            if i1 <= line - 1 < i2:
-                offset = line - 1 - i1 if tag == "equal" else min(line - 1 - i1, max(j2 - j1 - 1, 0))
-                return j1 + offset + 1
-        return line
-
-    return mapped
 
 
 def _position(diag: Diagnostic) -> Tuple[int, int, int]:
@@ -100,15 +84,9 @@ class Document:
         """Every recipe's findings on ``text``, nothing applied."""
         return self.run(text, replace(self.options, apply=False, isolated=True)).diagnostics
 
-    def units(self, text: str) -> Dict[str, str]:
-        """What findings' lines count in: the file, or each notebook cell by its label."""
-        if self.outcome.path.suffix == ".ipynb":
-            return {cell_label(self.label, i + 1): c.source for i, c in enumerate(_cells(text))}
-        return {self.label: text}
-
     def moved(self, places: Set[Place], old: str, new: str) -> Set[Place]:
         """``places`` of ``old`` where they are in ``new``."""
-        before, after = self.units(old), self.units(new)
+        before, after = batch.units_of(self.outcome.path, old), batch.units_of(self.outcome.path, new)
         maps = {label: line_map(before[label], after.get(label, "")) for label in before}
         return {(where, recipe, safety, maps[where](line) if where in maps else line)
                 for where, recipe, safety, line in places}
@@ -135,21 +113,10 @@ def _document(outcome: batch.Outcome, options: Options) -> Document:
 
 def diff_text(label: str, old: str, new: str) -> str:
     """A unified diff of two file texts; a notebook's per changed code cell."""
-    if label.endswith(".ipynb"):
-        return "".join(output.unified(f"{label}:cell {index + 1}", a, b)
-                       for index, (a, b) in enumerate(_code_cells(old, new)) if a != b)
-    return output.unified(label, old, new)
-
-
-def _code_cells(old: str, new: str) -> List[Tuple[str, str]]:
-    """(before, after) source of each cell of two versions of one notebook."""
-    return [(a.source, b.source) for a, b in zip(_cells(old), _cells(new))]
-
-
-def _cells(text: str) -> list:
-    import nbformat
-
-    return nbformat.reads(text, as_version=nbformat.NO_CONVERT).cells
+    path = Path(label)
+    before, after = batch.units_of(path, old), batch.units_of(path, new)
+    return "".join(unified(unit, text, after.get(unit, "")) for unit, text in before.items()
+                   if text != after.get(unit, ""))
 
 
 def _coloured(diff: str) -> Text:

@@ -3,7 +3,6 @@ diffs, JSON, and the end-of-run summary."""
 
 from __future__ import annotations
 
-import difflib
 import json
 from dataclasses import asdict
 from typing import Iterable, List
@@ -14,6 +13,7 @@ from rich.text import Text
 
 from .batch import Outcome, Summary
 from .result import Diagnostic
+from .textdiff import unified
 
 JSON_VERSION = 1
 
@@ -29,14 +29,6 @@ def unified_diff(outcome: Outcome) -> str:
     if result is None or not result.changed:
         return ""
     return unified(str(outcome.path), result.source, result.output)
-
-
-def unified(name: str, old: str, new: str) -> str:
-    """`diff -u` of two texts of ``name``, marking a missing final newline as git does."""
-    lines = difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
-                                 fromfile=f"a/{name}", tofile=f"b/{name}")
-    return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
-                   for line in lines)
 
 
 def diagnostic_json(diag: Diagnostic) -> dict:
