@@ -97,8 +97,10 @@ def left_after_fix(outcome: Outcome, options: Options) -> List[Left]:
         return []
     if not result.changed:
         return [Left(d, d.line) for d in result.pending]
+    if outcome.written and not result.pending:
+        return []  # the fixpoint left nothing
     text = result.output if outcome.written else result.source
-    checked = replace(options, apply=False, isolated=True)
+    checked = replace(options, apply=True, isolated=True, unsafe_fixes=True)  # as `check` sees it
     if outcome.path.suffix == ".ipynb":
         from .notebook import transform_notebook
 
