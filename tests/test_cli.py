@@ -386,3 +386,35 @@ def test_counts_list_each_reason_left(tmp_path, toy_recipes):
             in result.stderr)
     result = runner.invoke(app, ["fix", "--no-cache", "--unsafe-fixes", str(tmp_path)])
     assert "1 fixed, 1 left: report only" in result.stderr
+
+
+def test_installed_wheel_explains_with_its_example(tmp_path):
+    """Built like a release (the sdist's files only), installed in a fresh
+    venv, run away from the repository: the example comes from the wheel."""
+    import shutil
+    import venv
+
+    source = tmp_path / "src"
+    source.mkdir()
+    for name in ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md"):
+        shutil.copy(ROOT / name, source / name)
+    for folder in ("migrate", "recipes", "fixtures"):
+        shutil.copytree(ROOT / folder, source / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path / "dist"),
+                    str(source)], check=True, env=env, capture_output=True)
+    [wheel] = (tmp_path / "dist").glob("tf_migrate-*.whl")
+    venv.create(tmp_path / "venv", system_site_packages=True, with_pip=True)
+    python = tmp_path / "venv" / "bin" / "python"
+    subprocess.run([str(python), "-m", "pip", "install", "--no-deps", "-q", str(wheel)],
+                   check=True, env=env, capture_output=True)
+    shutil.rmtree(source)  # nothing may come from a source tree
+    where = subprocess.run([str(python), "-c", "import migrate; print(migrate.__file__)"],
+                           cwd=tmp_path, env=env, capture_output=True, text=True, check=True)
+    assert where.stdout.startswith(str(tmp_path / "venv"))
+    done = subprocess.run([str(tmp_path / "venv" / "bin" / "tf-migrate"), "explain", "numpy-accumulator"],
+                          cwd=tmp_path, env=dict(env, COLUMNS="100"), capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "Example (numpy-accumulator/seed_hierarchical.before.py)" in done.stdout
+    assert "tf.TensorArray" in done.stdout and "np.zeros" in done.stdout
+    assert "no example found" not in done.stdout
