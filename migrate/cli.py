@@ -286,17 +286,18 @@ def fix(
             outcomes.append(outcome)
     left = {id(o): batch.left_after_fix(o, run.options) for o in outcomes}
     report = err if run.reads_stdin else out
-    if format == "json":
+    if format == "json":  # the whole report, errors included: one JSON document
         report.print(output.fix_json(outcomes, left), markup=False, highlight=False, soft_wrap=True)
     else:
         for outcome in outcomes:
             for item in left[id(outcome)]:
                 report.print(output.finding_line(item.diagnostic), markup=False, highlight=False)
-    summary = batch.Summary()
-    for outcome in outcomes:
-        summary.add(outcome)
-    output.print_summary(err, summary, "written", sum(o.written for o in outcomes))
-    err.print(output.fix_counts(outcomes, left, run.options.unsafe_fixes), markup=False, highlight=False)
+        summary = batch.Summary()
+        for outcome in outcomes:
+            summary.add(outcome)
+        output.print_summary(err, summary, "written", sum(o.written for o in outcomes))
+        err.print(output.fix_counts(outcomes, left, run.options.unsafe_fixes),
+                  markup=False, highlight=False)
     code = _exit_code(outcomes, any(left.values()))
     if verify and not verify_written([(o.path, o.result.source) for o in outcomes
                                       if o.written and not run.reads_stdin], out):
