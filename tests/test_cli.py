@@ -10,6 +10,7 @@ import re
 import sys
 from pathlib import Path
 
+import jsonschema
 import pytest
 from typer.testing import CliRunner
 
@@ -356,6 +357,8 @@ def test_fix_json_gives_written_and_original_lines(tmp_path, toy_recipes):
     assert (left["recipe"], left["line"], left["original_line"]) == ("toy-risky", 4, 3)
     assert left["fix"]["edits"][0]["line"] == 4  # an edit of the written file
     assert data["fixed"] == 1 and data["written"] == [str(target)] and data["errors"] == []
+    schema = json.loads((ROOT / "migrate" / "schemas" / "check.schema.json").read_text())
+    jsonschema.validate(data, schema, cls=jsonschema.Draft202012Validator)
 
 
 def test_fix_json_line_the_fix_wrote_has_no_original(tmp_path, toy_recipes):
