@@ -50,10 +50,12 @@ class Quit(Exception):
     """The reviewer answered q (or stdin ran out after some answers)."""
 
 
-Place = Tuple[str, str, str, int]  # (file or cell, recipe, safety, line)
+Place = Tuple[str, str, str, int]
 
 
 def place(diag: Diagnostic) -> Place:
+    """Where a rejected finding is (file or cell, recipe, safety, line): it is
+    followed through the accepted changes so that it is not asked again."""
     return (diag.path, diag.recipe, diag.safety, diag.line)
 
 
@@ -69,8 +71,8 @@ def _reason(diag: Diagnostic) -> str:
 
 @dataclass
 class Document:
-    """One file under review: how the engine reads its text (a .py file, or a
-    notebook's JSON) and how to show the difference between two texts."""
+    """One file under review and how the engine reads its text (a .py file,
+    or a notebook's JSON): what it finds there, and one finding's fix alone."""
 
     outcome: batch.Outcome
     run: Callable[[str, Options], SourceResult]
@@ -96,7 +98,7 @@ class Document:
 
     def apply_one(self, text: str, diag: Diagnostic) -> str:
         """``text`` with only ``diag``'s fix applied (unchanged if it cannot be)."""
-        recipe = registry.all_recipes()[diag.recipe]
+        recipe = next(r for r in self.options.recipes if r.id == diag.recipe)
         only = frozenset({(diag.path, diag.recipe, diag.line, diag.column)})
         result = self.run(text, replace(self.options, recipes=(recipe,), isolated=False, only=only))
         return text if result.status is Status.FAILED else result.output
@@ -209,9 +211,9 @@ def _review_file(doc: Document, reviewer: Reviewer) -> Tuple[str, int]:
         new = doc.apply_one(text, diag)
         if new in texts:
             rejected_places.add(place(diag))
-            reviewer.tally.not_offered.append(
-                f"{diag.path}:{diag.line} {diag.recipe}: its fix cannot be applied on its own "
-                "(the engine discarded it)")
+            why = ("its fix cannot be applied on its own (the engine discarded it)" if new == text
+                   else "its fix would undo a change already accepted")
+            reviewer.tally.not_offered.append(f"{diag.path}:{diag.line} {diag.recipe}: {why}")
             continue
         number += 1
         reviewer.show(doc, diag, diff_text(doc.label, text, new), number, len(offered) - 1)
@@ -296,8 +298,8 @@ def review(paths: Iterable[Path], options: Options, reviewer: Reviewer) -> Sessi
             break
         session.declined += declined
         result.output = text
-        result.diagnostics = doc.findings(text)  # what is left, none applied
         _write(outcome, reviewer.console)
+        result.diagnostics = doc.findings(result.output)  # what is left on disk, none applied
     for outcome in session.outcomes:
         for diag in outcome.result.pending if outcome.result else []:
             unsafe = diag.fixable and not (diag.safety == "safe" or options.unsafe_fixes)

@@ -284,3 +284,17 @@ def test_end_to_end_review_in_a_terminal_writes_a_program_that_runs(tmp_path):
                          env=dict(env, TF_USE_LEGACY_KERAS="1"), timeout=600)
     assert ran.returncode == 0, ran.stderr[-2000:]
     assert "sum of attributions" in ran.stdout
+
+
+def test_engine_only_applies_the_named_finding(toy_recipes):
+    """The mechanism behind each question: Options.only names one finding by
+    its place in the input; the others are reported, not applied."""
+    from migrate.engine import Options, transform
+
+    rename = toy_recipes["toy-rename"]
+    source = "old_api(1)\nold_api(2)\n"
+    result = transform(source, "a.py", Options((rename,), only=frozenset({("a.py", "toy-rename", 2, 1)})))
+    assert result.output == "old_api(1)\nnew_api(2)\n"
+    assert [(d.line, d.applied) for d in result.diagnostics] == [(1, False), (2, True)]
+    elsewhere = transform(source, "a.py", Options((rename,), only=frozenset({("b.py", "toy-rename", 2, 1)})))
+    assert elsewhere.output == source
