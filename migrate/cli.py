@@ -1,7 +1,8 @@
 """The `tf-migrate` command line: thin Typer commands over discovery, batch,
-engine and output. Exit codes: 0 nothing to do, 1 findings or pending
-changes (check, diff) or unfixed findings after `fix`, 2 usage error or a
-file that could not be processed (after processing all the others)."""
+engine and output. Exit codes (EPILOG): 0 nothing to do, 1 findings or
+pending changes (check, diff), unfixed findings after `fix` or declined
+changes, 2 usage error or a file that could not be processed (after
+processing all the others)."""
 
 from __future__ import annotations
 
@@ -169,8 +170,7 @@ class Run:
         return [str(p) for p in self.paths] == ["-"]
 
 
-def _prepare(shared: Shared, *, unsafe: Optional[bool] = None, apply: bool = True,
-             isolated: bool = False) -> Run:
+def _prepare(shared: Shared, *, unsafe: Optional[bool] = None, isolated: bool = False) -> Run:
     """The Run the shared options and the config file ask for (flags win);
     ``unsafe``, when given, overrides both (check reports every fix)."""
     try:
@@ -194,8 +194,8 @@ def _prepare(shared: Shared, *, unsafe: Optional[bool] = None, apply: bool = Tru
         recipes = registry.resolve(conf.select, conf.ignore)
     except (config.ConfigError, registry.UnknownRecipe) as error:
         raise _fail(str(error))
-    options = Options(tuple(recipes), unsafe_fixes=conf.unsafe_fixes, apply=apply,
-                      isolated=isolated, recipe_options=(("target_index", conf.target_index),))
+    options = Options(tuple(recipes), unsafe_fixes=conf.unsafe_fixes, isolated=isolated,
+                      recipe_options=(("target_index", conf.target_index),))
     return Run(paths, conf, options, shared.stdin_filename, scaling)
 
 
