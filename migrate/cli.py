@@ -16,6 +16,7 @@ from typing import Callable, Dict, Iterator, List, Optional, Tuple
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from . import batch, config, files, output, registry
 from .cache import default_dir as default_cache_dir
@@ -355,7 +356,7 @@ def list_recipes() -> None:
     """Show every recipe: id, safety, summary."""
     table = Table("id", "safety", "summary", title="tf-migrate recipes")
     for recipe in registry.all_recipes().values():
-        table.add_row(recipe.id, recipe.safety, recipe.summary)
+        table.add_row(recipe.id, recipe.safety, Text(recipe.summary))  # `path[i]` is no markup
     out.print(table)
 
 

@@ -11,6 +11,7 @@ from typing import Optional, Tuple
 
 from rich.console import Console
 from rich.syntax import Syntax
+from rich.text import Text
 
 from .recipe import Recipe
 
@@ -31,7 +32,7 @@ def example(recipe: Recipe) -> Optional[Tuple[Path, Path]]:
 
 
 def render(console: Console, recipe: Recipe) -> None:
-    console.print(f"[bold]{recipe.id}[/bold] ({recipe.safety}): {recipe.summary}")
+    console.print(Text.assemble((recipe.id, "bold"), f" ({recipe.safety}): {recipe.summary}"))
     console.print()
     console.print(recipe.doc or "(no documentation)", markup=False, highlight=False)
     pair = example(recipe)

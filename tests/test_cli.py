@@ -421,3 +421,13 @@ def test_installed_wheel_explains_with_its_example(tmp_path):
     assert "Example (numpy-accumulator/seed_hierarchical.before.py)" in done.stdout
     assert "tf.TensorArray" in done.stdout and "np.zeros" in done.stdout
     assert "no example found" not in done.stdout
+
+
+@pytest.mark.parametrize("command", [["list"], ["explain", "per-step-tape"]])
+def test_summaries_are_printed_verbatim_not_as_markup(command):
+    from migrate.registry import all_recipes
+
+    summary = all_recipes()["per-step-tape"].summary
+    assert "[i]" in summary
+    text = re.sub(r"[│\s]+", " ", runner.invoke(app, command).stdout)
+    assert re.sub(r"\s+", " ", summary) in text
