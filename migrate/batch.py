@@ -88,10 +88,11 @@ class Left:
     original_line: Optional[int]
 
 
-def left_after_fix(outcome: Outcome, options: Options) -> List[Left]:
+def left_after_fix(outcome: Outcome, options: Options, with_fixes: bool = False) -> List[Left]:
     """The findings left in ``outcome``'s file as `fix` left it on disk
     (written, or the original when the write was refused): a rewritten file
-    is checked again, so every line is a line of the file as written."""
+    is checked again, so every line is a line of the file as written; with
+    the edits of each one's fix when ``with_fixes`` (slower)."""
     result = outcome.result
     if result is None:
         return []
@@ -100,7 +101,7 @@ def left_after_fix(outcome: Outcome, options: Options) -> List[Left]:
     if outcome.written and not result.pending:
         return []  # the fixpoint left nothing
     text = result.output if outcome.written else result.source
-    checked = replace(options, apply=True, isolated=True, unsafe_fixes=True)  # as `check` sees it
+    checked = replace(options, apply=with_fixes, isolated=True, unsafe_fixes=True)  # as `check` sees it
     if outcome.path.suffix == ".ipynb":
         from .notebook import transform_notebook
 

@@ -285,7 +285,7 @@ def fix(
         for outcome in _outcomes(run):
             batch.write(outcome)
             outcomes.append(outcome)
-    left = {id(o): batch.left_after_fix(o, run.options) for o in outcomes}
+    left = {id(o): batch.left_after_fix(o, run.options, with_fixes=format == "json") for o in outcomes}
     report = err if run.reads_stdin else out
     if format == "json":  # the whole report, errors included: one JSON document
         report.print(output.fix_json(outcomes, left), markup=False, highlight=False, soft_wrap=True)
