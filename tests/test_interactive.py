@@ -298,3 +298,28 @@ def test_engine_only_applies_the_named_finding(toy_recipes):
     assert [(d.line, d.applied) for d in result.diagnostics] == [(1, False), (2, True)]
     elsewhere = transform(source, "a.py", Options((rename,), only=frozenset({("b.py", "toy-rename", 2, 1)})))
     assert elsewhere.output == source
+
+
+def test_real_follow_on_is_not_offered_after_its_origin_is_rejected(tmp_path):
+    """vectorize-sample-loop appears only once numpy-accumulator's TensorArrays
+    are in: with numpy-accumulator rejected it is not offered, and says why."""
+    target = tmp_path / "model.py"
+    shutil.copy(ROOT / "fixtures" / "numpy-accumulator" / "seed_hierarchical.before.py", target)
+    result = fix_interactive(target, answers="y\nn\nn\n")
+    assert "vectorize-sample-loop" not in "".join(result.stdout.split("Apply this change?")[:-1])
+    assert ("vectorize-sample-loop [unsafe]: appears only after a change that was rejected "
+            "(numpy-accumulator at line") in result.stdout
+    compile(target.read_text(), str(target), "exec")
+
+
+@pytest.mark.parametrize("fixture", ["numpy-accumulator/seed_hierarchical.before.py",
+                                     "per-step-tape/seed003_churn_ig.before.py"])
+def test_accepting_everything_writes_what_fix_writes(tmp_path, fixture):
+    """Follow-ons included (vectorize-sample-loop comes after numpy-accumulator)."""
+    reviewed, fixed = tmp_path / "reviewed.py", tmp_path / "fixed.py"
+    shutil.copy(ROOT / "fixtures" / fixture, reviewed)
+    shutil.copy(ROOT / "fixtures" / fixture, fixed)
+    result = fix_interactive(reviewed, answers="y\n" * 20)
+    assert result.exit_code == 0, result.stdout
+    runner.invoke(app, ["fix", "--unsafe-fixes", "--no-cache", str(fixed)])
+    assert reviewed.read_text() == fixed.read_text() != (ROOT / "fixtures" / fixture).read_text()
