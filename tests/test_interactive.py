@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pexpect
 import pytest
 from fissix.fixer_util import Number
 from typer.testing import CliRunner
@@ -250,17 +251,12 @@ def test_seed003_review_never_accepts_a_change_resting_on_a_rejected_one(tmp_pat
     assert "* avg_gradients_2" in written
 
 
-def _pexpect():
-    return pytest.importorskip("pexpect")
-
-
 @pytest.mark.tf
 def test_end_to_end_review_in_a_terminal_writes_a_program_that_runs(tmp_path):
     """y/n/r on a file whose changes depend on each other (scalar-target edits
     the lines per-step-tape rewrote; one per-step-tape fix removes both stacked
     paths' neighbours), then q on a second file, typed into a real
     pseudo-terminal; the written program runs."""
-    pexpect = _pexpect()
     churn, other = tmp_path / "a_churn.py", tmp_path / "b_churn.py"
     shutil.copy(SEED003, churn)
     shutil.copy(SEED003, other)
