@@ -12,20 +12,22 @@ atomic renames done here, no file is ever half written.
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.queues
 import os
 import signal
 from collections import Counter, deque
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Deque, Iterable, Iterator, List, Optional
+from typing import Callable, Deque, Dict, Iterable, Iterator, List, Optional
 
 from . import files
 from .cache import Cache
 from .engine import Options, transform
 from .notebook import transform_notebook
-from .result import SourceResult, Status
+from .result import Diagnostic, SourceResult, Status, cell_label
+from .textdiff import line_map
 from .shard import Shard
 
 WINDOW_PER_JOB = 16  # files in flight per worker: workers stay busy, memory stays bounded
@@ -74,6 +76,53 @@ def write(outcome: Outcome) -> None:
         outcome.written = True
     except files.WriteRefused as err:
         outcome.problem = str(err)
+
+
+@dataclass(frozen=True)
+class Left:
+    """A finding a file still has after `fix`: at its line in the file as it
+    is on disk, and at its line in the original (None: a line the fix wrote)."""
+
+    diagnostic: Diagnostic
+    original_line: Optional[int]
+
+
+def left_after_fix(outcome: Outcome, options: Options, with_fixes: bool = False) -> List[Left]:
+    """The findings left in ``outcome``'s file as `fix` left it on disk
+    (written, or the original when the write was refused): a rewritten file
+    is checked again, so every line is a line of the file as written; with
+    the edits of each one's fix when ``with_fixes`` (slower)."""
+    result = outcome.result
+    if result is None:
+        return []
+    if not result.changed:
+        return [Left(d, d.line) for d in result.pending]
+    if outcome.written and not result.pending:
+        return []  # the fixpoint left nothing
+    text = result.output if outcome.written else result.source
+    checked = replace(options, apply=with_fixes, isolated=True, unsafe_fixes=True)  # as `check` sees it
+    if outcome.path.suffix == ".ipynb":
+        from .notebook import transform_notebook
+
+        found = transform_notebook(text, str(outcome.path), checked).diagnostics
+    else:
+        found = transform(text, str(outcome.path), checked).diagnostics
+    if not outcome.written:
+        return [Left(d, d.line) for d in found]
+    before, after = units_of(outcome.path, result.source), units_of(outcome.path, text)
+    back = {label: line_map(after[label], before.get(label, ""), nearest=False) for label in after}
+    return [Left(d, back[d.path](d.line) if d.path in back else None) for d in found]
+
+
+def units_of(path: Path, text: str) -> Dict[str, str]:
+    """What a finding's line counts in, by the path it carries: the file, or
+    each cell of a notebook (``nb.ipynb:cell N``)."""
+    if path.suffix != ".ipynb":
+        return {str(path): text}
+    import nbformat
+
+    cells = nbformat.reads(text, as_version=nbformat.NO_CONVERT).cells
+    return {cell_label(str(path), i + 1): cell.source for i, cell in enumerate(cells)}
 
 
 def default_jobs() -> int:
@@ -136,13 +185,15 @@ class _Workers:
         self.options = options
         self.jobs = jobs if "fork" in multiprocessing.get_all_start_methods() else 1
         self.pool: Optional[ProcessPoolExecutor] = None
+        self.pids: Optional[multiprocessing.queues.SimpleQueue] = None  # each worker says its pid
 
     def submit(self, path: Path) -> Optional[Future]:
         if self.jobs <= 1:
             return None
         for _ in range(2):
             if self.pool is None:
-                self.pool = _fork_pool(self.jobs, self.options)
+                self.pids = multiprocessing.get_context("fork").SimpleQueue()
+                self.pool = _fork_pool(self.jobs, self.options, self.pids)
             try:
                 return self.pool.submit(_work, path)
             except BrokenProcessPool:
@@ -153,7 +204,7 @@ class _Workers:
     def alone(self, path: Path) -> Outcome:
         """Retry a file whose worker died, in a worker of its own: a second
         death names this file as the culprit instead of its neighbours."""
-        pool = _fork_pool(1, self.options)
+        pool = _fork_pool(1, self.options, None)
         try:
             return pool.submit(_work, path).result()
         except BrokenProcessPool:
@@ -172,28 +223,31 @@ class _Workers:
         is on disk: all writes happen in the parent)."""
         if self.pool is None:
             return
-        processes = list((getattr(self.pool, "_processes", None) or {}).values())
         self.pool.shutdown(wait=False, cancel_futures=True)
-        for proc in processes:
-            proc.terminate()
-        for proc in processes:
-            proc.join()
+        while not self.pids.empty():
+            try:
+                os.kill(self.pids.get(), signal.SIGTERM)
+            except ProcessLookupError:  # already gone
+                pass
         self.pool = None
 
 
-def _fork_pool(jobs: int, options: Options) -> ProcessPoolExecutor:
+def _fork_pool(jobs: int, options: Options, pids) -> ProcessPoolExecutor:
     return ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"),
-                               initializer=_init_worker, initargs=(options,))
+                               initializer=_init_worker, initargs=(options, pids))
 
 
 _worker_options: Optional[Options] = None
 
 
-def _init_worker(options: Options) -> None:
-    """Ctrl-C reaches the whole process group; only the parent handles it."""
+def _init_worker(options: Options, pids) -> None:
+    """Ctrl-C reaches the whole process group; only the parent handles it.
+    The worker tells its pid (the pool has no public list of its processes)."""
     global _worker_options
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _worker_options = options
+    if pids is not None:
+        pids.put(os.getpid())
 
 
 def _work(path: Path) -> Outcome:

@@ -1,18 +1,22 @@
 """The `tf-migrate` command line: thin Typer commands over discovery, batch,
-engine and output. Exit codes: 0 nothing to do, 1 findings or pending
-changes (check, diff) or unfixed findings after `fix`, 2 usage error or a
-file that could not be processed (after processing all the others)."""
+engine and output. Exit codes (EPILOG): 0 nothing to do, 1 findings or
+pending changes (check, diff), unfixed findings after `fix` or declined
+changes, 2 usage error or a file that could not be processed (after
+processing all the others)."""
 
 from __future__ import annotations
 
+import functools
+import inspect
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, List, Optional
+from typing import Callable, Dict, Iterator, List, Optional, Tuple
 
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from . import batch, config, files, output, registry
 from .cache import default_dir as default_cache_dir
@@ -22,32 +26,123 @@ from .result import Status
 from .runner.command import verify_command, verify_written
 from .shard import BadSelection, Shard, read_file_list
 
+EPILOG = """\b
+Exit codes:
+  0  nothing to do
+  1  findings (check), changes pending (diff), findings left after fix,
+     changes declined (fix -i)
+  2  usage or config error, or a file that could not be processed
+     (every other file is still processed)
+
+\b
+Suppress a finding with a comment on the line it is reported at:
+  y = f(x)  # tf-migrate: ignore[scalar-target,typed-convert]
+  y = f(x)  # tf-migrate: ignore    (every recipe)
+"""
+HELP_WIDTH = 80  # help is written for an 80-column terminal; wider ones get no more
+
 app = typer.Typer(
     name="tf-migrate",
-    help="Find and fix TensorFlow 2.x code whose gradients silently come back None or wrong.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # click's help wraps to the terminal; rich's tables cut words at 80 columns
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": HELP_WIDTH},
 )
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 out = Console(highlight=False, soft_wrap=True)
 
-SELECT = typer.Option(None, "--select", help="Only these recipe ids (comma-separated or repeated).")
-IGNORE = typer.Option(None, "--ignore", help="Skip these recipe ids.")
-EXCLUDE = typer.Option(None, "--exclude", help="Glob(s) of paths to skip (gitignore syntax).")
-UNSAFE = typer.Option(None, "--unsafe-fixes/--no-unsafe-fixes", help="Also apply unsafe fixes.")
-TARGET = typer.Option(None, "--target-index", help="Output index used by scalar-target (default 0).")
-STDIN_NAME = typer.Option(None, "--stdin-filename", help="Path the stdin buffer belongs to (config, messages).")
-TARGETS = typer.Argument(None, show_default=False,
-                         help="Files or directories; '-' reads source from stdin; none with --files-from.")
-JOBS = typer.Option(None, "--jobs", "-j", min=1, help="Worker processes (default: one per core).")
-SHARD = typer.Option(None, "--shard", metavar="K/N",
-                     help="Only the K-th of N stable shards of the files (split a CI run).")
-FILES_FROM = typer.Option(None, "--files-from", metavar="FILE",
-                          help="Also process the paths listed in FILE, one per line ('-': stdin).")
-NO_CACHE = typer.Option(False, "--no-cache", help="Neither read nor write the result cache.")
-CACHE_DIR = typer.Option(None, "--cache-dir",
-                         help="Result cache directory (default: $XDG_CACHE_HOME/tf-migrate or ~/.cache/tf-migrate).")
+# hidden: Typer would list it with its Python type; its help goes into the command's text
+PATHS = typer.Argument(None, metavar="PATH", show_default=False, hidden=True)
+PATHS_HELP = ("\n\nPATH: files or directories (recursively, minus .gitignore'd and --exclude'd "
+              "paths); '-' reads source from stdin; none with --files-from.")
+SHARED: Dict[str, Tuple[object, object]] = {
+    # the options fix, diff and check share: name -> (type, typer.Option)
+    "select": (Optional[List[str]], typer.Option(
+        None, "--select", metavar="ID[,ID...]", help="Only these recipe ids (comma-separated or repeated).")),
+    "ignore": (Optional[List[str]], typer.Option(
+        None, "--ignore", metavar="ID[,ID...]", help="Skip these recipe ids.")),
+    "exclude": (Optional[List[str]], typer.Option(
+        None, "--exclude", metavar="GLOB", help="Paths to skip (gitignore syntax; repeatable).")),
+    "unsafe_fixes": (Optional[bool], typer.Option(
+        None, "--unsafe-fixes/--no-unsafe-fixes", help="Also apply unsafe fixes.")),
+    "target_index": (Optional[int], typer.Option(
+        None, "--target-index", metavar="N", help="Output index used by scalar-target (default 0).")),
+    "stdin_filename": (Optional[Path], typer.Option(
+        None, "--stdin-filename", metavar="PATH",
+        help="Path the stdin buffer belongs to (config, messages).")),
+    "jobs": (Optional[int], typer.Option(
+        None, "--jobs", "-j", min=1, metavar="N", help="Worker processes (default: one per core).")),
+    "shard": (Optional[str], typer.Option(
+        None, "--shard", metavar="K/N", help="Only the K-th of N stable shards of the files (split a CI run).")),
+    "files_from": (Optional[str], typer.Option(
+        None, "--files-from", metavar="FILE",
+        help="Also process the paths listed in FILE, one per line ('-': stdin).")),
+    "no_cache": (bool, typer.Option(False, "--no-cache", help="Neither read nor write the result cache.")),
+    "cache_dir": (Optional[Path], typer.Option(
+        None, "--cache-dir", metavar="DIR",
+        help="Result cache directory (default: $XDG_CACHE_HOME/tf-migrate or ~/.cache/tf-migrate).")),
+}
+
+
+@dataclass(frozen=True)
+class Shared:
+    """The values of the shared options, as one command received them."""
+
+    paths: Optional[List[Path]] = None
+    select: Optional[List[str]] = None
+    ignore: Optional[List[str]] = None
+    exclude: Optional[List[str]] = None
+    unsafe_fixes: Optional[bool] = None
+    target_index: Optional[int] = None
+    stdin_filename: Optional[Path] = None
+    jobs: Optional[int] = None
+    shard: Optional[str] = None
+    files_from: Optional[str] = None
+    no_cache: bool = False
+    cache_dir: Optional[Path] = None
+
+
+def shared_options(*, without: Tuple[str, ...] = ()) -> Callable:
+    """Give a command the PATH arguments and the SHARED options (but
+    ``without``) ahead of its own; it receives them as its first parameter,
+    a Shared."""
+    def decorate(command: Callable) -> Callable:
+        own = list(inspect.signature(command, eval_str=True).parameters.values())[1:]
+        params = [inspect.Parameter("paths", inspect.Parameter.KEYWORD_ONLY, default=PATHS,
+                                    annotation=Optional[List[Path]])]
+        params += [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=option,
+                                     annotation=kind)
+                   for name, (kind, option) in SHARED.items() if name not in without]
+        params += [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in own]
+
+        @functools.wraps(command)
+        def run(**values):
+            mine = {name: values.pop(name) for name in ("paths", *SHARED) if name in values}
+            return command(Shared(**mine), **values)
+
+        run.__doc__ = (command.__doc__ or "") + PATHS_HELP
+        run.__signature__ = inspect.Signature(params)
+        run.__annotations__ = {p.name: p.annotation for p in params}
+        del run.__wrapped__  # Typer must read the signature above, not the command's
+        return run
+    return decorate
+
+
+def _version(value: bool) -> None:
+    if value:
+        from .formats import tool_version
+
+        out.print(f"tf-migrate {tool_version()}", markup=False, highlight=False)
+        raise typer.Exit()
+
+
+@app.callback(epilog=EPILOG)
+def main_options(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                 help="Show the version and exit."),
+) -> None:
+    """Find and fix TensorFlow 2.x code whose gradients silently come back None or wrong."""
 
 
 def _split(values: Optional[List[str]]) -> Optional[List[str]]:
@@ -76,38 +171,33 @@ class Run:
         return [str(p) for p in self.paths] == ["-"]
 
 
-def _scaling(jobs, shard, files_from, no_cache, cache_dir) -> batch.Scaling:
+def _prepare(shared: Shared, *, unsafe: Optional[bool] = None, isolated: bool = False) -> Run:
+    """The Run the shared options and the config file ask for (flags win);
+    ``unsafe``, when given, overrides both (check reports every fix)."""
     try:
-        parsed = Shard.parse(shard) if shard else None
+        shard = Shard.parse(shared.shard) if shared.shard else None
+        paths = list(shared.paths or []) + (read_file_list(shared.files_from) if shared.files_from else [])
     except BadSelection as error:
         raise _fail(str(error))
-    return batch.Scaling(jobs or batch.default_jobs(), parsed, files_from,
-                         None if no_cache else (cache_dir or default_cache_dir()))
-
-
-def _prepare(paths: Optional[List[Path]], select, ignore, exclude, unsafe, target_index,
-             stdin_filename, *, apply: bool = True, isolated: bool = False,
-             scaling: batch.Scaling = batch.Scaling()) -> Run:
-    try:
-        paths = list(paths or []) + (read_file_list(scaling.files_from) if scaling.files_from else [])
-    except BadSelection as error:
-        raise _fail(str(error))
+    scaling = batch.Scaling(shared.jobs or batch.default_jobs(), shard, shared.files_from,
+                            None if shared.no_cache else (shared.cache_dir or default_cache_dir()))
     if not paths:
         raise _fail("no paths given: pass files or directories, '-' for stdin, or --files-from FILE")
     if "-" in [str(p) for p in paths] and len(paths) > 1:
         raise _fail("'-' (stdin) cannot be combined with other paths")
-    anchor = stdin_filename or (paths[0] if str(paths[0]) != "-" else Path.cwd())
+    anchor = shared.stdin_filename or (paths[0] if str(paths[0]) != "-" else Path.cwd())
     try:
         conf = config.load(anchor if anchor.exists() else anchor.parent if anchor.parent.exists() else Path.cwd())
-        conf = conf.merged(select=_split(select), ignore=_split(ignore),
-                           exclude=(conf.exclude + _split(exclude)) if exclude else None,
-                           unsafe_fixes=unsafe, target_index=target_index)
+        conf = conf.merged(select=_split(shared.select), ignore=_split(shared.ignore),
+                           exclude=(conf.exclude + _split(shared.exclude)) if shared.exclude else None,
+                           unsafe_fixes=shared.unsafe_fixes if unsafe is None else unsafe,
+                           target_index=shared.target_index)
         recipes = registry.resolve(conf.select, conf.ignore)
     except (config.ConfigError, registry.UnknownRecipe) as error:
         raise _fail(str(error))
-    options = Options(tuple(recipes), unsafe_fixes=conf.unsafe_fixes, apply=apply,
-                      isolated=isolated, recipe_options=(("target_index", conf.target_index),))
-    return Run(paths, conf, options, stdin_filename, scaling)
+    options = Options(tuple(recipes), unsafe_fixes=conf.unsafe_fixes, isolated=isolated,
+                      recipe_options=(("target_index", conf.target_index),))
+    return Run(paths, conf, options, shared.stdin_filename, scaling)
 
 
 def _outcomes(run: Run) -> Iterator[batch.Outcome]:
@@ -156,29 +246,27 @@ def _exit_code(outcomes: List[batch.Outcome], pending: bool) -> int:
     return 1 if pending else 0
 
 
-@app.command()
+def _formats(format: str, names: Tuple[str, ...]) -> None:
+    if format not in names:
+        raise _fail(f"unknown --format {format!r} (choose {', '.join(names)})")
+
+
+@app.command(epilog=EPILOG, short_help="Rewrite files in place with the fixes.")
+@shared_options()
 def fix(
-    paths: Optional[List[Path]] = TARGETS,
-    select: Optional[List[str]] = SELECT,
-    ignore: Optional[List[str]] = IGNORE,
-    exclude: Optional[List[str]] = EXCLUDE,
-    unsafe_fixes: Optional[bool] = UNSAFE,
-    target_index: Optional[int] = TARGET,
-    stdin_filename: Optional[Path] = STDIN_NAME,
-    jobs: Optional[int] = JOBS,
-    shard: Optional[str] = SHARD,
-    files_from: Optional[str] = FILES_FROM,
-    no_cache: bool = NO_CACHE,
-    cache_dir: Optional[Path] = CACHE_DIR,
+    shared: Shared,
     interactive: bool = typer.Option(False, "--interactive", "-i",
-                                     help="Review each change (y/n/a/d/r/q/?; answers from stdin)."),
+                                     help="Review each finding's fix (y/n/a/d/r/q/?; answers from stdin)."),
+    format: str = typer.Option("text", "--format", metavar="[text|json]",
+                               help="How to report the findings left (json: lines of the written "
+                                    "file and of the original)."),
     verify: bool = typer.Option(False, "--verify",
                                 help="Then run each rewritten .py file and its original in TensorFlow "
                                      "(see `verify`); exit 1 if a rewrite fails."),
 ) -> None:
     """Rewrite files in place with the safe fixes (and unsafe ones with --unsafe-fixes)."""
-    run = _prepare(paths, select, ignore, exclude, unsafe_fixes, target_index, stdin_filename,
-                   scaling=_scaling(jobs, shard, files_from, no_cache, cache_dir))
+    _formats(format, ("text", "json"))
+    run = _prepare(shared)
     if interactive:
         if run.reads_stdin:
             raise _fail("--interactive reads answers from stdin, so it cannot read source from '-'")
@@ -190,42 +278,39 @@ def fix(
         text = outcome.result.output if outcome.result else None
         if outcome.source is not None:
             sys.stdout.buffer.write(outcome.source.encode(text) if text is not None else outcome.source.raw)
-        _report_findings(err, [outcome], only_pending=True)
-        if outcome.problem:
-            err.print(f"error: {outcome.problem}", markup=False, highlight=False)
-        raise typer.Exit(_exit_code([outcome], bool(outcome.result and outcome.result.pending)))
-    summary, outcomes = batch.Summary(), []
-    for outcome in _outcomes(run):
-        batch.write(outcome)
-        summary.add(outcome)
-        outcomes.append(outcome)
-    _report_findings(out, outcomes, only_pending=True)
-    output.print_summary(err, summary, "fixed", summary.changed)
-    pending = any(o.result and o.result.pending for o in outcomes)
-    code = _exit_code(outcomes, pending)
-    if verify and not verify_written([(o.path, o.result.source) for o in outcomes if o.written], out):
+            outcome.written = text is not None  # the buffer filter's output is what it writes
+        outcomes = [outcome]
+    else:
+        outcomes = []
+        for outcome in _outcomes(run):
+            batch.write(outcome)
+            outcomes.append(outcome)
+    left = {id(o): batch.left_after_fix(o, run.options, with_fixes=format == "json") for o in outcomes}
+    report = err if run.reads_stdin else out
+    if format == "json":  # the whole report, errors included: one JSON document
+        report.print(output.fix_json(outcomes, left), markup=False, highlight=False, soft_wrap=True)
+    else:
+        for outcome in outcomes:
+            for item in left[id(outcome)]:
+                report.print(output.finding_line(item.diagnostic), markup=False, highlight=False)
+        summary = batch.Summary()
+        for outcome in outcomes:
+            summary.add(outcome)
+        output.print_summary(err, summary, "written", sum(o.written for o in outcomes))
+        err.print(output.fix_counts(outcomes, left, run.options.unsafe_fixes),
+                  markup=False, highlight=False)
+    code = _exit_code(outcomes, any(left.values()))
+    if verify and not verify_written([(o.path, o.result.source) for o in outcomes
+                                      if o.written and not run.reads_stdin], out):
         code = max(code, 1)
     raise typer.Exit(code)
 
 
-@app.command()
-def diff(
-    paths: Optional[List[Path]] = TARGETS,
-    select: Optional[List[str]] = SELECT,
-    ignore: Optional[List[str]] = IGNORE,
-    exclude: Optional[List[str]] = EXCLUDE,
-    unsafe_fixes: Optional[bool] = UNSAFE,
-    target_index: Optional[int] = TARGET,
-    stdin_filename: Optional[Path] = STDIN_NAME,
-    jobs: Optional[int] = JOBS,
-    shard: Optional[str] = SHARD,
-    files_from: Optional[str] = FILES_FROM,
-    no_cache: bool = NO_CACHE,
-    cache_dir: Optional[Path] = CACHE_DIR,
-) -> None:
+@app.command(epilog=EPILOG, short_help="Print the diff `fix` would apply.")
+@shared_options()
+def diff(shared: Shared) -> None:
     """Print the unified diff `fix` would apply; change nothing."""
-    run = _prepare(paths, select, ignore, exclude, unsafe_fixes, target_index, stdin_filename,
-                   scaling=_scaling(jobs, shard, files_from, no_cache, cache_dir))
+    run = _prepare(shared)
     outcomes = [_stdin_outcome(run)] if run.reads_stdin else []
     summary = batch.Summary()
     for outcome in outcomes or _outcomes(run):
@@ -239,34 +324,25 @@ def diff(
     raise typer.Exit(_exit_code(outcomes, any(o.result and o.result.changed for o in outcomes)))
 
 
-@app.command()
+@app.command(epilog=EPILOG, short_help="Report findings and the fix each offers.")
+@shared_options(without=("unsafe_fixes",))
 def check(
-    paths: Optional[List[Path]] = TARGETS,
-    select: Optional[List[str]] = SELECT,
-    ignore: Optional[List[str]] = IGNORE,
-    exclude: Optional[List[str]] = EXCLUDE,
-    target_index: Optional[int] = TARGET,
-    stdin_filename: Optional[Path] = STDIN_NAME,
-    jobs: Optional[int] = JOBS,
-    shard: Optional[str] = SHARD,
-    files_from: Optional[str] = FILES_FROM,
-    no_cache: bool = NO_CACHE,
-    cache_dir: Optional[Path] = CACHE_DIR,
-    format: str = typer.Option("text", "--format",
-                               help="text | json | sarif | github (see docs/editors.md)"),
+    shared: Shared,
+    format: str = typer.Option("text", "--format", metavar="[text|json|sarif|github]",
+                               help="Output format (see docs/editors.md)."),
 ) -> None:
     """Report findings with the fix each one offers; change nothing."""
     from .formats import NAMES, render
 
-    if format not in NAMES:
-        raise _fail(f"unknown --format {format!r} (choose {', '.join(NAMES)})")
-    run = _prepare(paths, select, ignore, exclude, True, target_index, stdin_filename,
-                   isolated=True, scaling=_scaling(jobs, shard, files_from, no_cache, cache_dir))
+    _formats(format, NAMES)
+    run = _prepare(shared, unsafe=True, isolated=True)
     outcomes = [_stdin_outcome(run)] if run.reads_stdin else list(_outcomes(run))
     if format != "text":
         sys.stdout.write(render(format, outcomes))
     else:
-        _report_findings(out, outcomes, only_pending=False)
+        for outcome in outcomes:
+            for diag in outcome.result.diagnostics if outcome.result else []:
+                out.print(output.finding_line(diag), markup=False, highlight=False)
         summary = batch.Summary()
         for outcome in outcomes:
             summary.add(outcome)
@@ -275,39 +351,30 @@ def check(
     raise typer.Exit(_exit_code(outcomes, findings))
 
 
-def _report_findings(console: Console, outcomes, only_pending: bool) -> None:
-    for outcome in outcomes:
-        if outcome.result is None:
-            continue
-        diags = outcome.result.pending if only_pending else outcome.result.diagnostics
-        for diag in diags:
-            console.print(output.finding_line(diag), markup=False, highlight=False)
-
-
-@app.command("list")
+@app.command("list", short_help="Show every recipe: id, safety, summary.")
 def list_recipes() -> None:
     """Show every recipe: id, safety, summary."""
     table = Table("id", "safety", "summary", title="tf-migrate recipes")
     for recipe in registry.all_recipes().values():
-        table.add_row(recipe.id, recipe.safety, recipe.summary)
+        table.add_row(recipe.id, recipe.safety, Text(recipe.summary))  # `path[i]` is no markup
     out.print(table)
 
 
-@app.command()
-def explain(recipe_id: str = typer.Argument(..., help="A recipe id from `tf-migrate list`.")) -> None:
+@app.command(short_help="Show a recipe's rationale and example.")
+def explain(recipe_id: str = typer.Argument(..., metavar="ID", help="A recipe id from `tf-migrate list`.")) -> None:
     """Show a recipe's rationale, caveats and before/after example from its fixtures."""
     from .explain import render
 
     recipe = registry.all_recipes().get(recipe_id)
     if recipe is None:
-        raise _fail(f"unknown recipe id {recipe_id!r} (see `tf-migrate list`)")
+        raise _fail(registry.unknown_id(recipe_id))
     render(Console(highlight=False), recipe)
 
 
-app.command("verify")(verify_command)
+app.command("verify", short_help="Run programs in TensorFlow and check they train.")(verify_command)
 
 
-@app.command()
+@app.command(short_help="Run the Language Server (stdin/stdout).")
 def lsp() -> None:
     """Run the Language Server on stdin/stdout (needs the `lsp` extra, see docs/editors.md)."""
     try:

@@ -53,31 +53,30 @@ def load(start: Path) -> Config:
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as err:
         raise ConfigError(f"{path}: cannot read config ({err})") from None
     table = data.get("tool", {}).get("tf-migrate", {})
+    where = f"{path}: [tool.tf-migrate]"
     unknown = sorted(set(table) - KEYS)
     if unknown:
-        raise ConfigError(f"{path}: unknown key(s) in [tool.tf-migrate]: {', '.join(unknown)}")
-    try:
-        return Config(
-            select=_strings(table, "select", path) if "select" in table else None,
-            ignore=_strings(table, "ignore", path),
-            exclude=_strings(table, "exclude", path),
-            unsafe_fixes=_bool(table, "unsafe-fixes", path),
-            target_index=int(table.get("target-index", 0)),
-            source=path,
-        )
-    except (TypeError, ValueError) as err:
-        raise ConfigError(f"{path}: [tool.tf-migrate] {err}") from None
+        raise ConfigError(f"{where} unknown key(s): {', '.join(unknown)} "
+                          f"(known: {', '.join(sorted(KEYS))})")
+    return Config(
+        select=_strings(table, "select", where) if "select" in table else None,
+        ignore=_strings(table, "ignore", where),
+        exclude=_strings(table, "exclude", where),
+        unsafe_fixes=_typed(table, "unsafe-fixes", bool, False, "true or false", where),
+        target_index=_typed(table, "target-index", int, 0, "an integer", where),
+        source=path,
+    )
 
 
-def _strings(table: dict, key: str, path: Path) -> List[str]:
+def _strings(table: dict, key: str, where: str) -> List[str]:
     value = table.get(key, [])
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ConfigError(f"{path}: [tool.tf-migrate] {key} must be a list of strings")
+        raise ConfigError(f"{where} {key} must be a list of strings, not {value!r}")
     return value
 
 
-def _bool(table: dict, key: str, path: Path) -> bool:
-    value = table.get(key, False)
-    if not isinstance(value, bool):
-        raise ConfigError(f"{path}: [tool.tf-migrate] {key} must be true or false")
+def _typed(table: dict, key: str, kind: type, default, expected: str, where: str):
+    value = table.get(key, default)
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise ConfigError(f"{where} {key} must be {expected}, not {value!r}")
     return value

@@ -12,7 +12,7 @@ import difflib
 import re
 import warnings
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 from fissix import pygram, pytree
 from fissix.pgen2 import driver as pgen_driver
@@ -34,13 +34,17 @@ _GRAMMAR = pygram.python_grammar_no_print_and_exec_statement
 class Options:
     """What a run enables. ``isolated`` runs every recipe alone on the input
     (no chaining), so each diagnostic's fix edits are relative to the input:
-    what `check --format json` and editors need."""
+    what `check --format json` and editors need. ``only``, when given, names
+    the findings whose fix may be applied, as (path, recipe, line, column) of
+    the input text (`fix --interactive` applies one finding at a time); every
+    other finding is reported, not applied."""
 
     recipes: Tuple[Recipe, ...]
     unsafe_fixes: bool = False
     apply: bool = True
     isolated: bool = False
     recipe_options: Tuple[Tuple[str, object], ...] = ()
+    only: Optional[FrozenSet[Tuple[str, str, int, int]]] = None
 
 
 class _Unparsable(Exception):
@@ -245,12 +249,13 @@ def _run_to_fixpoint(text: str, path: str, recipes: Sequence[Recipe], options: O
                      result: SourceResult, trees: _Trees, prechecks: _Prechecks) -> str:
     """Apply ``recipes`` in order until nothing changes; diagnostics of the
     first pass are kept, later passes only add findings on new lines."""
-    seen = set()
+    seen, start = set(), text
     for _ in range(MAX_PASSES):
         before = text
         for recipe in recipes:
             if wants(recipe, text, prechecks):
-                text = _run_recipe(recipe, text, path, options, result, seen, trees)
+                text = _run_recipe(recipe, text, path, options, result, seen, trees,
+                                   _only(options, path, text == start))
         if text == before:
             break
     else:
@@ -258,10 +263,22 @@ def _run_to_fixpoint(text: str, path: str, recipes: Sequence[Recipe], options: O
     return text
 
 
+def _only(options: Options, path: str, on_input: bool) -> Optional[FrozenSet[Tuple[str, int, int]]]:
+    """The (recipe, line, column) findings allowed a fix in this recipe run:
+    positions name findings of the input text, so none once the text changed."""
+    if options.only is None:
+        return None
+    if not on_input:
+        return frozenset()
+    return frozenset((recipe, line, column) for where, recipe, line, column in options.only
+                     if where == path)
+
+
 def _run_recipe(recipe: Recipe, text: str, path: str, options: Options,
-                result: SourceResult, seen: set, trees: _Trees) -> str:
+                result: SourceResult, seen: set, trees: _Trees,
+                only: Optional[FrozenSet[Tuple[str, int, int]]] = None) -> str:
     ctx = PassContext(recipe, text.splitlines(), options.unsafe_fixes, options.apply,
-                      dict(options.recipe_options))
+                      dict(options.recipe_options), only=only)
     token = running(ctx)
     try:
         tree = trees.take(text)

@@ -1,5 +1,7 @@
 """`tf-migrate explain ID`: the recipe's docstring (rationale, caveats) and
-its first before/after fixture pair as the example, one source of truth."""
+its first before/after fixture pair as the example, one source of truth: the
+repository's fixtures/, which the build copies into the wheel as
+migrate/examples/ (see setup.py)."""
 
 from __future__ import annotations
 
@@ -9,10 +11,12 @@ from typing import Optional, Tuple
 
 from rich.console import Console
 from rich.syntax import Syntax
+from rich.text import Text
 
 from .recipe import Recipe
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+SHIPPED = Path(__file__).resolve().parent / "examples"  # an installed wheel
+FIXTURES = SHIPPED if SHIPPED.is_dir() else Path(__file__).resolve().parent.parent / "fixtures"
 
 
 def example(recipe: Recipe) -> Optional[Tuple[Path, Path]]:
@@ -28,16 +32,16 @@ def example(recipe: Recipe) -> Optional[Tuple[Path, Path]]:
 
 
 def render(console: Console, recipe: Recipe) -> None:
-    console.print(f"[bold]{recipe.id}[/bold] ({recipe.safety}): {recipe.summary}")
+    console.print(Text.assemble((recipe.id, "bold"), f" ({recipe.safety}): {recipe.summary}"))
     console.print()
     console.print(recipe.doc or "(no documentation)", markup=False, highlight=False)
     pair = example(recipe)
     if pair is None:
-        console.print(f"\n(no fixtures found under {FIXTURES / recipe.id})")
+        console.print(f"\n(no example found under {FIXTURES / recipe.id})")
         return
     before, after = pair
     diff = "".join(difflib.unified_diff(
         before.read_text().splitlines(keepends=True), after.read_text().splitlines(keepends=True),
         fromfile=f"before: {before.name}", tofile=f"after: {after.name}"))
-    console.print(f"\n[bold]Example[/bold] (fixtures/{recipe.id}/{before.name}):")
+    console.print(f"\n[bold]Example[/bold] ({recipe.id}/{before.name}):")
     console.print(Syntax(diff, "diff", word_wrap=True))

@@ -1,40 +1,45 @@
-"""`fix --interactive`: review each change of each file's final diff before
-it lands (a change is a hunk, or the hunks one finding's fix spans). Answers come line by line from stdin, so a terminal and a pipe
+"""`fix --interactive`: review a file one finding's fix at a time. Answers
+come line by line from stdin, so a terminal and a pipe
 (`printf 'y\\nn\\n' | tf-migrate fix -i ...`) work alike.
 
-A file's accepted hunks are applied to its original text (a rejected hunk
-keeps its lines byte-identical), the partial result is re-parsed, and the
-file is written atomically once all its hunks are decided. Each hunk is
-labelled with the recipe(s) whose edits it contains; those come from a second,
-isolated engine run, whose edits are relative to the original text.
+Each question is one recipe's fix of one finding (so one safety). The change
+shown is computed by the engine on the text as it stands: the original with
+the accepted fixes only (the engine applies just that finding, see
+``Options.only``). So an accepted change never rests on a rejected one; a
+finding that appears only after a change the reviewer rejected (a follow-on of
+the fixpoint, a name that change introduces) is not offered, and the closing
+summary says why. The file is written atomically once all its findings are
+decided.
 """
 
 from __future__ import annotations
 
-import difflib
+import re
 import sys
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, FrozenSet, Iterable, List, Optional, Set, TextIO
+from typing import Callable, Iterable, List, Optional, Set, TextIO, Tuple
 
 from rich.console import Console
 from rich.text import Text
 
-from . import batch, files, notebook, output
+from . import batch, files, output, registry
 from .discovery import discover
-from .engine import Options, check_output
-from .result import Diagnostic, Edit
+from .engine import Options, transform
+from .result import Diagnostic, SourceResult, Status, split_label
+from .textdiff import line_map, unified
 
-CONTEXT = 3
 HELP = """\
 y - accept this change
 n - reject this change
 a - accept this and every remaining change in this file
 d - reject this and every remaining change in this file
-r - accept this and every remaining change of the same recipe (in all files)
+r - accept this and every remaining change of the same recipe and safety (in all files)
 q - quit: files already reviewed are written, nothing else
 ? - show this help"""
 ANSWERS = "ynadrq"
+MAX_QUESTIONS_PER_FILE = 500  # a recipe pair that undoes each other cannot ask forever
 
 
 class NoAnswers(Exception):
@@ -45,89 +50,95 @@ class Quit(Exception):
     """The reviewer answered q (or stdin ran out after some answers)."""
 
 
-@dataclass
-class Unit:
-    """A text reviewed hunk by hunk: a whole .py file, or one notebook cell."""
-
-    label: str
-    source: str
-    output: str
-    diagnostics: List[Diagnostic]
-    check: Callable[[str], Optional[str]]
+Place = Tuple[str, str, str, int]
 
 
-@dataclass
-class Hunk:
-    """One run of changed lines: source lines [start, end) become ``new``."""
-
-    unit: Unit
-    start: int
-    end: int
-    new: List[str]
-    diagnostics: List[Diagnostic] = field(default_factory=list)
-
-    @property
-    def recipes(self) -> FrozenSet[str]:
-        return frozenset(d.recipe for d in self.diagnostics)
+def place(diag: Diagnostic) -> Place:
+    """Where a rejected finding is (file or cell, recipe, safety, line): it is
+    followed through the accepted changes so that it is not asked again."""
+    return (diag.path, diag.recipe, diag.safety, diag.line)
 
 
-def hunks_of(unit: Unit) -> List[Hunk]:
-    """Every non-equal run of lines between the unit's source and output."""
-    old = unit.source.splitlines(keepends=True)
-    new = unit.output.splitlines(keepends=True)
-    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
-    found = [Hunk(unit, i1, i2, new[j1:j2])
-             for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
-    for hunk in found:
-        hunk.diagnostics = _overlapping(hunk, unit.diagnostics)
-    return found
+def _position(diag: Diagnostic) -> Tuple[int, int, int]:
+    cell = split_label(diag.path)[1]
+    return (cell or 0, diag.line, diag.column)
 
 
-def _overlapping(hunk: Hunk, diagnostics: List[Diagnostic]) -> List[Diagnostic]:
-    """Findings whose fix edits touch the hunk's lines (1-based, inclusive)."""
-    first, last = hunk.start + 1, max(hunk.end, hunk.start + 1)
-
-    def touches(edit: Edit) -> bool:
-        return edit.line <= last and first <= max(edit.end_line - 1, edit.line)
-
-    return [d for d in diagnostics if d.fix and any(touches(e) for e in d.fix)]
+def _reason(diag: Diagnostic) -> str:
+    """The message without the code it quotes: the same reason at another place."""
+    return re.sub(r"`[^`]*`", "`…`", diag.message)
 
 
 @dataclass
-class Change:
-    """What one answer decides: every hunk one finding's fix spans (half a fix
-    would parse and still be wrong, e.g. a call rewritten without its import),
-    or a hunk no finding explains."""
+class Document:
+    """One file under review and how the engine reads its text (a .py file,
+    or a notebook's JSON): what it finds there, and one finding's fix alone."""
 
-    hunks: List[Hunk]
-
-    @property
-    def diagnostics(self) -> List[Diagnostic]:
-        unique = {id(d): d for hunk in self.hunks for d in hunk.diagnostics}
-        return list(unique.values())
+    outcome: batch.Outcome
+    run: Callable[[str, Options], SourceResult]
+    options: Options
 
     @property
-    def recipes(self) -> FrozenSet[str]:
-        return frozenset(d.recipe for d in self.diagnostics)
+    def label(self) -> str:
+        return str(self.outcome.path)
+
+    def findings(self, text: str) -> List[Diagnostic]:
+        """Every recipe's findings on ``text``, nothing applied."""
+        return self.run(text, replace(self.options, apply=False, isolated=True)).diagnostics
+
+    def moved(self, places: Set[Place], old: str, new: str) -> Set[Place]:
+        """``places`` of ``old`` where they are in ``new``."""
+        before, after = batch.units_of(self.outcome.path, old), batch.units_of(self.outcome.path, new)
+        maps = {label: line_map(before[label], after.get(label, "")) for label in before}
+        return {(where, recipe, safety, maps[where](line) if where in maps else line)
+                for where, recipe, safety, line in places}
+
+    def offerable(self, diag: Diagnostic) -> bool:
+        return diag.fixable and (diag.safety == "safe" or self.options.unsafe_fixes)
+
+    def apply_one(self, text: str, diag: Diagnostic) -> str:
+        """``text`` with only ``diag``'s fix applied (unchanged if it cannot be)."""
+        recipe = next(r for r in self.options.recipes if r.id == diag.recipe)
+        only = frozenset({(diag.path, diag.recipe, diag.line, diag.column)})
+        result = self.run(text, replace(self.options, recipes=(recipe,), isolated=False, only=only))
+        return text if result.status is Status.FAILED else result.output
 
 
-def changes_of(unit: Unit) -> List[Change]:
-    """The unit's hunks grouped by the findings they share, in line order."""
-    groups: List[List[Hunk]] = []
-    for hunk in hunks_of(unit):
-        mine = {id(d) for d in hunk.diagnostics}
-        joined = [g for g in groups if any(id(d) in mine for h in g for d in h.diagnostics)]
-        groups = [g for g in groups if g not in joined]
-        groups.append(sorted([hunk, *(h for g in joined for h in g)], key=lambda h: h.start))
-    return sorted((Change(g) for g in groups), key=lambda c: c.hunks[0].start)
+def _document(outcome: batch.Outcome, options: Options) -> Document:
+    path = str(outcome.path)
+    if outcome.path.suffix == ".ipynb":
+        from .notebook import transform_notebook
+
+        return Document(outcome, lambda text, opts: transform_notebook(text, path, opts), options)
+    return Document(outcome, lambda text, opts: transform(text, path, opts), options)
 
 
-def compose(unit: Unit, accepted: Iterable[Hunk]) -> str:
-    """The unit's source with only the ``accepted`` hunks applied."""
-    lines = unit.source.splitlines(keepends=True)
-    for hunk in sorted(accepted, key=lambda h: h.start, reverse=True):
-        lines[hunk.start:hunk.end] = hunk.new
-    return "".join(lines)
+def diff_text(label: str, old: str, new: str) -> str:
+    """A unified diff of two file texts; a notebook's per changed code cell."""
+    path = Path(label)
+    before, after = batch.units_of(path, old), batch.units_of(path, new)
+    return "".join(unified(unit, text, after.get(unit, "")) for unit, text in before.items()
+                   if text != after.get(unit, ""))
+
+
+def _coloured(diff: str) -> Text:
+    body = Text()
+    for line in diff.splitlines(keepends=True):
+        style = ("bold" if line.startswith(("---", "+++")) else "cyan" if line.startswith("@@")
+                 else "red" if line.startswith("-") else "green" if line.startswith("+") else "dim")
+        body.append(line, style)
+    return body
+
+
+@dataclass
+class Tally:
+    """What a review decided, for the closing summary."""
+
+    accepted: int = 0
+    rejected: int = 0
+    not_offered: List[str] = field(default_factory=list)  # with the reason
+    left_unsafe: int = 0
+    report_only: int = 0
 
 
 @dataclass
@@ -136,14 +147,13 @@ class Reviewer:
 
     console: Console
     answers: TextIO
-    recipes_accepted: Set[FrozenSet[str]] = field(default_factory=set)
+    recipes_accepted: Set[Tuple[str, str]] = field(default_factory=set)
+    reasons_shown: Set[Tuple[str, str]] = field(default_factory=set)
+    recipes_explained: Set[str] = field(default_factory=set)
     asked: int = 0
+    tally: Tally = field(default_factory=Tally)
 
-    def ask(self, change: Change) -> str:
-        """One answer letter for ``change`` (auto 'y' when its recipe was accepted with r)."""
-        if change.recipes and any(change.recipes <= chosen for chosen in self.recipes_accepted):
-            self.console.print(Text(f"accepted ({', '.join(sorted(change.recipes))}: r)", "dim"))
-            return "y"
+    def ask(self) -> str:
         while True:
             self.console.print(Text("Apply this change? [y,n,a,d,r,q,?] ", "bold blue"), end="")
             line = self.answers.readline()
@@ -161,64 +171,101 @@ class Reviewer:
                 return answer
             self.console.print(HELP, markup=False)
 
-
-def show(console: Console, change: Change, number: int, total: int) -> None:
-    """The change's header (where, which recipe, why) and its coloured diff."""
-    first = change.hunks[0]
-    console.print()
-    console.print(Text(f"{first.unit.label}:{first.start + 1}  (change {number}/{total})", "bold"))
-    for diag in change.diagnostics:
-        console.print(Text.assemble((diag.recipe, "bold magenta"), f" [{diag.safety}] ",
-                                    diag.message))
-    if not change.diagnostics:
-        console.print(Text("(no finding overlaps this change)", "dim"))
-    for hunk in change.hunks:
-        if len(change.hunks) > 1:
-            console.print(Text(f"@@ line {hunk.start + 1}", "cyan"))
-        console.print(_diff(hunk), end="")
-
-
-def _diff(hunk: Hunk) -> Text:
-    old = hunk.unit.source.splitlines(keepends=True)
-    body = Text()
-    for line in old[max(0, hunk.start - CONTEXT):hunk.start]:
-        body.append(" " + _visible(line), "dim")
-    for line in old[hunk.start:hunk.end]:
-        body.append("-" + _visible(line), "red")
-    for line in hunk.new:
-        body.append("+" + _visible(line), "green")
-    for line in old[hunk.end:hunk.end + CONTEXT]:
-        body.append(" " + _visible(line), "dim")
-    return body
+    def show(self, doc: Document, diag: Diagnostic, change: str, number: int, waiting: int) -> None:
+        """Where, which recipe and safety, why (each reason once), and the diff."""
+        console = self.console
+        console.print()
+        more = f", {waiting} more waiting" if waiting else ""
+        console.print(Text(f"{diag.path}:{diag.line}  (change {number}{more})", "bold"))
+        console.print(Text.assemble((diag.recipe, "bold magenta"), f" [{diag.safety} fix]"))
+        if diag.recipe not in self.recipes_explained:
+            self.recipes_explained.add(diag.recipe)
+            recipe = registry.all_recipes().get(diag.recipe)
+            if recipe is not None:
+                console.print(Text(f"why: {recipe.summary} (tf-migrate explain {recipe.id})", "italic"))
+        reason = (diag.recipe, _reason(diag))
+        if reason in self.reasons_shown:
+            console.print(Text("(same reason as above)", "dim"))
+        else:
+            self.reasons_shown.add(reason)
+            console.print(diag.message, markup=False, highlight=False)
+        console.print(_coloured(change), end="")
 
 
-def _visible(line: str) -> str:
-    return line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
+def _review_file(doc: Document, reviewer: Reviewer) -> Tuple[str, int]:
+    """Ask about each offerable finding in line order, applying the accepted
+    ones as they come; returns the accepted text and how many were declined."""
+    text = doc.outcome.result.source
+    rejected_places: Set[Place] = set()
+    texts = {text}  # a fix that brings back an earlier text would loop
+    offered_all: List[Diagnostic] = []
+    rejected: List[Diagnostic] = []
+    declined, number, rest = 0, 0, None  # rest: 'a' or 'd' answered for this file
+    for _ in range(MAX_QUESTIONS_PER_FILE):
+        offered = [d for d in sorted(doc.findings(text), key=_position)
+                   if doc.offerable(d) and place(d) not in rejected_places]
+        if not offered:
+            break
+        diag = offered[0]
+        offered_all.append(diag)
+        new = doc.apply_one(text, diag)
+        if new in texts:
+            rejected_places.add(place(diag))
+            why = ("its fix cannot be applied on its own (the engine discarded it)" if new == text
+                   else "its fix would undo a change already accepted")
+            reviewer.tally.not_offered.append(f"{diag.path}:{diag.line} {diag.recipe}: {why}")
+            continue
+        number += 1
+        reviewer.show(doc, diag, diff_text(doc.label, text, new), number, len(offered) - 1)
+        answer = _answer(reviewer, diag, rest)
+        if answer in "ad":
+            rest = answer
+        if answer == "r":
+            reviewer.recipes_accepted.add((diag.recipe, diag.safety))
+        if answer in "yar":
+            rejected_places = doc.moved(rejected_places, text, new)
+            text = new
+            texts.add(text)
+            reviewer.tally.accepted += 1
+        else:
+            rejected_places.add(place(diag))
+            declined += 1
+            reviewer.tally.rejected += 1
+            rejected.append(diag)
+    if rejected:
+        reviewer.tally.not_offered.extend(_not_offered(doc, offered_all, rejected))
+    return text, declined
 
 
-@dataclass
-class FileReview:
-    """One file's outcome, its units, and how accepted unit texts become the file's text."""
+def _answer(reviewer: Reviewer, diag: Diagnostic, rest: Optional[str]) -> str:
+    if rest:
+        reviewer.console.print(Text(f"{'accepted' if rest == 'a' else 'rejected'} ({rest})", "dim"))
+        return rest
+    if (diag.recipe, diag.safety) in reviewer.recipes_accepted:
+        reviewer.console.print(Text(f"accepted ({diag.recipe} [{diag.safety}]: r)", "dim"))
+        return "y"
+    answer = reviewer.ask()
+    if answer == "q":
+        raise Quit()
+    return answer
 
-    outcome: batch.Outcome
-    units: List[Unit]
-    assemble: Callable[[List[str]], str]
 
+def _not_offered(doc: Document, offered: List[Diagnostic], rejected: List[Diagnostic]) -> List[str]:
+    """Findings the full run reaches (its fixpoint) that were never offered:
+    they appear only after a change that was rejected."""
+    def kind(diag: Diagnostic) -> Tuple[str, str, str, str]:
+        return (diag.path, diag.recipe, diag.safety, _reason(diag))
 
-def _file_review(outcome: batch.Outcome, isolated: batch.Outcome) -> FileReview:
-    result, path = outcome.result, str(outcome.path)
-    if isinstance(result, notebook.NotebookResult):
-        labelled = {c.index: c for c in getattr(isolated.result, "cells", [])}
-        changed = [c for c in result.cells if c.output != c.source]
-        units = [Unit(c.label, c.source, c.output,
-                      labelled[c.index].diagnostics if c.index in labelled else [],
-                      notebook.check_cell) for c in changed]
-        return FileReview(outcome, units,
-                          lambda texts: result.compose({c.index: t for c, t in zip(changed, texts)}))
-    diagnostics = isolated.result.diagnostics if isolated.result else []
-    unit = Unit(path, result.source, result.output, diagnostics,
-                lambda text: check_output(text + "\n", path))  # fissix wants a final newline
-    return FileReview(outcome, [unit], lambda texts: texts[0])
+    asked = Counter(kind(d) for d in offered)
+    culprits = ", ".join(f"{d.recipe} at line {d.line}" for d in rejected)
+    lines = []
+    for diag in sorted(doc.outcome.result.diagnostics, key=_position):
+        if asked[kind(diag)]:
+            asked[kind(diag)] -= 1
+        elif diag.applied:
+            lines.append(f"{diag.path}:{diag.line} {diag.recipe} [{diag.safety}]: appears only "
+                         f"after a change that was rejected ({culprits})")
+    return lines
 
 
 @dataclass
@@ -230,79 +277,61 @@ class Session:
     quit: bool = False
 
 
-def review(paths: Iterable[Path], options: Options, console: Console,
-           answers: TextIO) -> Session:
+def review(paths: Iterable[Path], options: Options, reviewer: Reviewer) -> Session:
     """Review every changed file among ``paths`` in order.
 
     Raises NoAnswers when stdin is empty before the first question.
     """
-    reviewer, session = Reviewer(console, answers), Session()
+    session = Session()
     for path in paths:
         outcome = batch.process(path, options)
         session.outcomes.append(outcome)
         if outcome.result is None or not outcome.result.changed:
             continue
-        isolated = batch.process(path, replace(options, isolated=True))
+        doc = _document(outcome, options)
+        result = outcome.result
         try:
-            session.declined += _review_file(_file_review(outcome, isolated), reviewer)
+            text, declined = _review_file(doc, reviewer)
         except Quit:
-            outcome.result.output = outcome.result.source  # not written
+            result.output = result.source  # not written
             session.quit = True
             break
+        session.declined += declined
+        result.output = text
+        _write(outcome, reviewer.console)
+        result.diagnostics = doc.findings(result.output)  # what is left on disk, none applied
+    for outcome in session.outcomes:
+        for diag in outcome.result.pending if outcome.result else []:
+            unsafe = diag.fixable and not (diag.safety == "safe" or options.unsafe_fixes)
+            reviewer.tally.left_unsafe += unsafe
+            reviewer.tally.report_only += not diag.fixable
     return session
 
 
-def _review_file(file: FileReview, reviewer: Reviewer) -> int:
-    """Ask about each change, then write the accepted ones (if they still parse);
-    returns how many changes were declined."""
-    per_unit = [(unit, changes_of(unit)) for unit in file.units]
-    total = sum(len(c) for _, c in per_unit)
-    number, declined, rest = 0, 0, None  # rest: 'a' or 'd' answered for this file
-    accepted: dict = {}
-    for unit, changes in per_unit:
-        accepted[unit.label] = []
-        for change in changes:
-            number += 1
-            show(reviewer.console, change, number, total)
-            if rest:
-                reviewer.console.print(Text(f"{'accepted' if rest == 'a' else 'rejected'} ({rest})", "dim"))
-            answer = rest or reviewer.ask(change)
-            if answer == "q":
-                raise Quit()
-            if answer in "ad":
-                rest = answer
-            if answer == "r":
-                reviewer.recipes_accepted.add(change.recipes)
-            if answer in "yar":
-                accepted[unit.label].extend(change.hunks)
-            else:
-                declined += 1
-    _write(file, [compose(unit, accepted[unit.label]) for unit in file.units],
-           reviewer.console)
-    return declined
-
-
-def _write(file: FileReview, texts: List[str], console: Console) -> None:
-    outcome = file.outcome
-    result, source = outcome.result, outcome.source
-    result.output = result.source
-    for unit, text in zip(file.units, texts):
-        problem = unit.check(text)
-        if problem:
-            outcome.problem = (f"{unit.label}: the accepted changes alone do not parse "
-                               f"({problem}); file not written")
-            console.print(Text(outcome.problem, "red"))
-            return
-    if all(text == unit.source for unit, text in zip(file.units, texts)):
+def _write(outcome: batch.Outcome, console: Console) -> None:
+    result = outcome.result
+    if not result.changed:
         return
-    result.output = file.assemble(texts)
     try:
-        files.write(source, result.output)
+        files.write(outcome.source, result.output)
         outcome.written = True
         console.print(Text(f"wrote {outcome.path}", "green"))
     except files.WriteRefused as err:
         outcome.problem = str(err)
+        result.output = result.source
         console.print(Text(outcome.problem, "red"))
+
+
+def print_tally(console: Console, tally: Tally) -> None:
+    """The closing summary: accepted, rejected, not offered (and why), left."""
+    console.print()
+    console.print(Text(f"{tally.accepted} accepted, {tally.rejected} rejected, "
+                       f"{len(tally.not_offered)} not offered, {tally.left_unsafe} left unsafe"
+                       + (" (rerun with --unsafe-fixes to review them)" if tally.left_unsafe else "")
+                       + (f", {tally.report_only} report-only" if tally.report_only else ""),
+                       "bold"))
+    for line in tally.not_offered:
+        console.print(f"  not offered: {line}", markup=False, highlight=False)
 
 
 def command(paths: List[Path], exclude: List[str], options: Options, console: Console,
@@ -310,8 +339,9 @@ def command(paths: List[Path], exclude: List[str], options: Options, console: Co
     """`fix --interactive`: the exit code (0 all applied, 1 changes declined or
     findings left, 2 a file not processed or no answers on a non-terminal stdin)."""
     found = discover(paths, exclude)
+    reviewer = Reviewer(console, answers or sys.stdin)
     try:
-        session = review(found.files, options, console, answers or sys.stdin)
+        session = review(found.files, options, reviewer)
     except NoAnswers:
         errors.print("tf-migrate: --interactive needs answers, but stdin is not a terminal and "
                      "is empty; run it in a terminal or pipe answers (one of y,n,a,d,r,q per "
@@ -324,7 +354,8 @@ def command(paths: List[Path], exclude: List[str], options: Options, console: Co
         summary.add(outcome)
         for diag in outcome.result.pending if outcome.result else []:
             console.print(output.finding_line(diag), markup=False, highlight=False)
-    output.print_summary(errors, summary, "with changes reviewed", summary.changed)
+    print_tally(console, reviewer.tally)
+    output.print_summary(errors, summary, "written", sum(o.written for o in session.outcomes))
     if found.problems or any(o.failed for o in session.outcomes):
         return 2
     pending = any(o.result and o.result.pending for o in session.outcomes)

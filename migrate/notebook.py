@@ -270,7 +270,7 @@ def _run(parts: List[Tuple[int, str, Masked]], path: str, options: Options,
     """Join and transform; cells fissix cannot parse are named and left out."""
     while parts:
         module = join(parts)
-        result = transform(module.text, path, options)
+        result = transform(module.text, path, _in_module(options, module, path))
         if result.status is not Status.SKIPPED:
             return module, result
         unparsable = {}
@@ -284,6 +284,18 @@ def _run(parts: List[Tuple[int, str, Masked]], path: str, options: Options,
         analysis.errors.extend(f"{cell_label(path, i + 1)}: {p}" for i, p in unparsable.items())
         parts = [p for p in parts if p[0] not in unparsable]
     return None, None
+
+
+def _in_module(options: Options, module: Module, path: str) -> Options:
+    """``options.only`` names findings by cell and cell line (as reported);
+    the engine sees the joined module's lines."""
+    if options.only is None:
+        return options
+    offsets = {cell_label(path, p.index + 1): p.start - 1 for p in module.parts}
+    return replace(options, only=frozenset(
+        (path, recipe, line + offsets[where], column) if where in offsets
+        else (where, recipe, line, column)
+        for where, recipe, line, column in options.only))
 
 
 class Uncut(Exception):

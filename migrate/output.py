@@ -3,18 +3,19 @@ diffs, JSON, and the end-of-run summary."""
 
 from __future__ import annotations
 
-import difflib
 import json
 from dataclasses import asdict
-from typing import Iterable, List
+from collections import Counter
+from typing import Dict, Iterable, List
 
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from .batch import Outcome, Summary
+from .batch import Left, Outcome, Summary
 from .notebook import NotebookResult
 from .result import Diagnostic
+from .textdiff import unified
 
 JSON_VERSION = 1
 
@@ -32,16 +33,9 @@ def unified_diff(outcome: Outcome) -> str:
     if result is None or not result.changed:
         return ""
     if isinstance(result, NotebookResult):
-        return "".join(_text_diff(cell.source, cell.output, cell.label)
+        return "".join(unified(cell.label, cell.source, cell.output)
                        for cell in result.cells if cell.output != cell.source)
-    return _text_diff(result.source, result.output, str(outcome.path))
-
-
-def _text_diff(old: str, new: str, name: str) -> str:
-    lines = difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
-                                 fromfile=f"a/{name}", tofile=f"b/{name}")
-    return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
-                   for line in lines)
+    return unified(str(outcome.path), result.source, result.output)
 
 
 def diagnostic_json(diag: Diagnostic) -> dict:
@@ -62,15 +56,47 @@ def diagnostic_json(diag: Diagnostic) -> dict:
 
 
 def to_json(outcomes: Iterable[Outcome]) -> str:
-    diagnostics: List[dict] = []
-    errors: List[dict] = []
+    outcomes = list(outcomes)
+    diagnostics = [diagnostic_json(d) for o in outcomes if o.result for d in o.result.diagnostics]
+    return json.dumps({"version": JSON_VERSION, "diagnostics": diagnostics,
+                       "errors": _errors(outcomes)}, indent=2)
+
+
+def _errors(outcomes: List[Outcome]) -> List[dict]:
+    return [{"path": str(o.path), "reason": o.problem} for o in outcomes if o.problem]
+
+
+def fix_json(outcomes: List[Outcome], left: Dict[int, List[Left]]) -> str:
+    """`fix --format json`: what is left, at the line of the file as written
+    (``line``) and of the original (``original_line``, null for a written line)."""
+    diagnostics = [dict(diagnostic_json(item.diagnostic), original_line=item.original_line)
+                   for o in outcomes for item in left[id(o)]]
+    return json.dumps({"version": JSON_VERSION, "diagnostics": diagnostics,
+                       "errors": _errors(outcomes), "fixed": _fixed(outcomes),
+                       "written": [str(o.path) for o in outcomes if o.written]}, indent=2)
+
+
+def _fixed(outcomes: List[Outcome]) -> int:
+    return sum(1 for o in outcomes if o.written for d in o.result.diagnostics if d.applied)
+
+
+def fix_counts(outcomes: List[Outcome], left: Dict[int, List[Left]], unsafe_fixes: bool) -> str:
+    """`2 fixed, 1 left: unsafe, rerun with --unsafe-fixes`: a fix counts once
+    it is on disk; a refused write leaves its findings."""
+    reasons: Counter = Counter()
     for outcome in outcomes:
-        if outcome.result:
-            diagnostics.extend(diagnostic_json(d) for d in outcome.result.diagnostics)
-        if outcome.problem:
-            errors.append({"path": str(outcome.path), "reason": outcome.problem})
-    return json.dumps({"version": JSON_VERSION, "diagnostics": diagnostics, "errors": errors},
-                      indent=2)
+        refused = outcome.result is not None and outcome.result.changed and not outcome.written
+        for item in left[id(outcome)]:
+            diag = item.diagnostic
+            reasons["not written (the write was refused)" if refused
+                    else "report only" if not diag.fixable
+                    else "unsafe, rerun with --unsafe-fixes" if diag.safety == "unsafe" and not unsafe_fixes
+                    else "its fix did not apply"] += 1
+    total = sum(reasons.values())
+    text = f"{_fixed(outcomes)} fixed, {total} left"
+    if len(reasons) == 1:
+        return f"{text}: {next(iter(reasons))}"
+    return text + ("" if not reasons else ": " + "; ".join(f"{n} {why}" for why, n in sorted(reasons.items())))
 
 
 def print_summary(console: Console, summary: Summary, verb: str, count: int) -> None:

@@ -135,6 +135,7 @@ class PassContext:
     apply: bool = True
     options: dict = field(default_factory=dict)
     proposals: list = field(default_factory=list)
+    only: Optional[frozenset] = None  # (recipe, line, column) allowed a fix; None: all
 
     def suppressed(self, line: int) -> bool:
         text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
@@ -172,6 +173,7 @@ def propose(node, message: str, *, safety: Optional[Safety] = None, fixable: boo
         return False
     safety = safety or ctx.recipe.safety
     apply = ctx.apply and fixable and (safety == "safe" or ctx.unsafe_fixes)
+    apply = apply and (ctx.only is None or (ctx.recipe.id, line, col) in ctx.only)
     ctx.proposals.append(
         Proposal(ctx.recipe.id, line, col, end_line, end_col, message, safety, fixable, apply)
     )

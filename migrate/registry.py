@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import importlib
 import pkgutil
 from functools import lru_cache
@@ -41,8 +42,15 @@ def resolve(select: Optional[Iterable[str]], ignore: Iterable[str] = ()) -> List
     wanted = list(select) if select else list(known)
     unknown = sorted((set(wanted) | set(ignore)) - set(known))
     if unknown:
-        raise UnknownRecipe(
-            f"unknown recipe id(s): {', '.join(unknown)} (see `tf-migrate list`)"
-        )
+        raise UnknownRecipe("; ".join(unknown_id(name) for name in unknown))
     skip = set(ignore)
     return [known[i] for i in known if i in wanted and i not in skip]
+
+
+def unknown_id(name: str) -> str:
+    """Why ``name`` is not a recipe id, with the closest ids when some are close."""
+    ids = list(all_recipes())
+    close = difflib.get_close_matches(name, ids, n=3, cutoff=0.8)
+    close += [i for i in ids if name and i.startswith(name) and i not in close]
+    hint = f"did you mean {' or '.join(close)}?" if close else "see `tf-migrate list`"
+    return f"unknown recipe id {name!r} ({hint})"

@@ -6,14 +6,18 @@ import json
 import os
 import stat
 import subprocess
+import re
 import sys
+from pathlib import Path
 
+import jsonschema
 import pytest
 from typer.testing import CliRunner
 
 from migrate.cli import app
 
 runner = CliRunner()
+ROOT = Path(__file__).resolve().parent.parent
 
 FIXABLE = b"import x\r\n\r\ny = old_api(1)  # comment\r\n"
 FIXED = b"import x\r\n\r\ny = new_api(1)  # comment\r\n"
@@ -110,7 +114,31 @@ def test_select_ignore_and_unknown_ids(tmp_path, toy_recipes):
     result = runner.invoke(app, ["check", "--ignore", "toy-risky", str(tmp_path)])
     assert "toy-rename" in result.stdout and "toy-risky" not in result.stdout
     result = runner.invoke(app, ["check", "--select", "no-such", str(tmp_path)])
-    assert result.exit_code == 2 and "unknown recipe id(s): no-such" in result.stderr
+    assert result.exit_code == 2 and "unknown recipe id 'no-such' (see `tf-migrate list`)" in result.stderr
+
+
+@pytest.mark.parametrize("command", [["check", "--select"], ["fix", "--ignore"], ["diff", "--select"]])
+def test_misspelt_recipe_id_gets_did_you_mean(tmp_path, toy_recipes, command):
+    (tmp_path / "a.py").write_text("old_api()\n")
+    result = runner.invoke(app, [*command, "toy-renam,toy-risky", str(tmp_path)])
+    assert result.exit_code == 2
+    assert result.stderr == "tf-migrate: unknown recipe id 'toy-renam' (did you mean toy-rename?)\n"
+    assert (tmp_path / "a.py").read_text() == "old_api()\n"
+
+
+def test_explain_unknown_id_gets_did_you_mean(toy_recipes):
+    result = runner.invoke(app, ["explain", "toy-risk"])
+    assert result.exit_code == 2 and "did you mean toy-risky?" in result.stderr
+    result = runner.invoke(app, ["explain", "toy-im"])  # a prefix
+    assert "did you mean toy-import?" in result.stderr
+
+
+def test_real_recipe_ids_suggested():
+    from migrate.registry import unknown_id
+
+    assert unknown_id("numpy-acumulator").endswith("(did you mean numpy-accumulator?)")
+    assert unknown_id("typed").endswith("(did you mean typed-convert?)")
+    assert unknown_id("zzz").endswith("(see `tf-migrate list`)")
 
 
 def test_gitignore_and_exclude(tmp_path, toy_recipes):
@@ -150,7 +178,24 @@ def test_bad_config_is_a_usage_error(tmp_path, toy_recipes):
     (tmp_path / "pyproject.toml").write_text('[tool.tf-migrate]\nselct = ["x"]\n')
     (tmp_path / "a.py").write_text("x = 1\n")
     result = runner.invoke(app, ["check", str(tmp_path)])
-    assert result.exit_code == 2 and "unknown key(s) in [tool.tf-migrate]: selct" in result.stderr
+    assert result.exit_code == 2 and "[tool.tf-migrate] unknown key(s): selct" in result.stderr
+
+
+@pytest.mark.parametrize("body, key, reason", [
+    ('target-index = "zero"', "target-index", "must be an integer, not 'zero'"),
+    ("target-index = true", "target-index", "must be an integer, not True"),
+    ('unsafe-fixes = "yes"', "unsafe-fixes", "must be true or false, not 'yes'"),
+    ('select = "toy-rename"', "select", "must be a list of strings, not 'toy-rename'"),
+    ("exclude = [1]", "exclude", "must be a list of strings, not [1]"),
+])
+def test_config_error_names_the_key_and_the_file_once(tmp_path, toy_recipes, body, key, reason):
+    config = tmp_path / "pyproject.toml"
+    config.write_text(f"[tool.tf-migrate]\n{body}\n")
+    (tmp_path / "a.py").write_text("x = 1\n")
+    result = runner.invoke(app, ["check", str(tmp_path)])
+    assert result.exit_code == 2
+    assert result.stderr == f"tf-migrate: {config}: [tool.tf-migrate] {key} {reason}\n"
+    assert result.stderr.count(str(config)) == 1
 
 
 def test_encoding_cookie_and_bom_survive_fix(tmp_path, toy_recipes):
@@ -187,6 +232,83 @@ def test_list_and_help(toy_recipes):
     assert runner.invoke(app, ["--help"]).exit_code == 0
 
 
+COMMANDS = ["", "fix", "diff", "check", "list", "explain", "lsp"]
+
+
+def run_help(command, flag="-h"):
+    """The help as a user's 80-column terminal shows it, from a real process."""
+    env = dict(os.environ, COLUMNS="80", PYTHONPATH=str(ROOT))
+    done = subprocess.run([sys.executable, "-m", "migrate", *command.split(), flag],
+                          capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_short_and_long_help_flags_agree(command):
+    assert run_help(command, "-h") == run_help(command, "--help")
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_help_fits_80_columns_without_cutting_text(command):
+    from migrate.cli import app as typer_app
+    from typer.main import get_command
+
+    text = run_help(command)
+    assert max(len(line) for line in text.splitlines()) <= 80
+    group = get_command(typer_app)
+    cmd = group.commands[command] if command else group
+    pieces = [cmd.help or ""] + [p.help or "" for p in cmd.params if not p.hidden]
+    if not command:
+        pieces += [c.short_help or "" for c in group.commands.values()]
+    squeezed = re.sub(r"\s+", "", text)
+    for piece in pieces:  # every help text whole, wrapped but never cut
+        assert re.sub(r"\s+", "", piece.replace("\b", "")) in squeezed, piece
+
+
+@pytest.mark.parametrize("command", ["fix", "diff", "check"])
+def test_metavars_are_readable(command):
+    text = run_help(command)
+    assert "<" not in text and "list[" not in text
+    for shown in ("--select ID[,ID...]", "--ignore ID[,ID...]", "--exclude GLOB", "--shard K/N",
+                  "--files-from FILE", "--cache-dir DIR", "-j, --jobs N", "[PATH]...",
+                  "--target-index N", "--stdin-filename PATH"):
+        assert shown in text
+    assert "PATH: files or directories" in text
+
+
+@pytest.mark.parametrize("command", ["", "fix", "diff", "check"])
+def test_epilog_gives_exit_codes_and_suppression_syntax(command):
+    text = run_help(command)
+    assert "Exit codes:" in text
+    for code in ("0  nothing to do", "1  findings (check)", "2  usage or config error"):
+        assert code in text
+    assert "# tf-migrate: ignore[scalar-target,typed-convert]" in text
+
+
+def test_version_comes_from_package_metadata():
+    from importlib.metadata import version
+
+    result = runner.invoke(app, ["--version"])
+    assert result.exit_code == 0 and result.stdout == f"tf-migrate {version('tf-migrate')}\n"
+
+
+def test_shared_options_are_defined_once():
+    """fix, diff and check take the same shared options, with the same help."""
+    from migrate.cli import SHARED
+    from migrate.cli import app as typer_app
+    from typer.main import get_command
+
+    commands = get_command(typer_app).commands
+    for name in ("fix", "diff", "check"):
+        params = {p.name: p for p in commands[name].params}
+        for option in SHARED:
+            if name == "check" and option == "unsafe_fixes":
+                assert option not in params  # check always reports every fix
+                continue
+            assert params[option].help == SHARED[option][1].help
+
+
 def test_python_dash_m_and_console_script():
     for cmd in ([sys.executable, "-m", "migrate", "--help"], ["tf-migrate", "--help"]):
         done = subprocess.run(cmd, capture_output=True, text=True)
@@ -211,3 +333,101 @@ def test_explain_real_recipe_shows_rationale_and_seed_example():
     assert "seed_hierarchical.before.py" in result.stdout  # the seed program is the example
     assert "TensorArray" in result.stdout and "np.zeros" in result.stdout
     assert runner.invoke(app, ["explain", "no-such-recipe"]).exit_code == 2
+
+
+SHIFTING = "x = make_ones()\n\nrisky()\n"  # the safe fix adds an import line above the unsafe finding
+
+
+def test_fix_reports_findings_left_at_lines_of_the_written_file(tmp_path, toy_recipes):
+    target = tmp_path / "a.py"
+    target.write_text(SHIFTING)
+    result = runner.invoke(app, ["fix", "--no-cache", str(target)])
+    assert target.read_text() == "import numpy\nx = numpy.ones()\n\nrisky()\n"
+    assert result.stdout == f"{target}:4:1: toy-risky risky() may change behaviour [unsafe fix]\n"
+    assert "1 fixed, 1 left: unsafe, rerun with --unsafe-fixes" in result.stderr
+    assert result.exit_code == 1
+
+
+def test_fix_json_gives_written_and_original_lines(tmp_path, toy_recipes):
+    target = tmp_path / "a.py"
+    target.write_text(SHIFTING)
+    result = runner.invoke(app, ["fix", "--no-cache", "--format", "json", str(target)])
+    data = json.loads(result.stdout)
+    [left] = data["diagnostics"]
+    assert (left["recipe"], left["line"], left["original_line"]) == ("toy-risky", 4, 3)
+    assert left["fix"]["edits"][0]["line"] == 4  # an edit of the written file
+    assert data["fixed"] == 1 and data["written"] == [str(target)] and data["errors"] == []
+    schema = json.loads((ROOT / "migrate" / "schemas" / "check.schema.json").read_text())
+    jsonschema.validate(data, schema, cls=jsonschema.Draft202012Validator)
+
+
+def test_fix_json_line_the_fix_wrote_has_no_original(tmp_path, toy_recipes):
+    """A finding on a line the fix itself wrote has no line in the original."""
+    target = tmp_path / "a.py"
+    target.write_text("x = old_api(risky(1))\n")
+    data = json.loads(runner.invoke(app, ["fix", "--no-cache", "--format", "json", str(target)]).stdout)
+    [left] = data["diagnostics"]
+    assert (left["recipe"], left["line"], left["original_line"]) == ("toy-risky", 1, None)
+
+
+def test_refused_write_is_not_counted_as_fixed(tmp_path, toy_recipes):
+    target = tmp_path / "a.py"
+    target.write_text("old_api()\n")
+    target.chmod(0o444)
+    result = runner.invoke(app, ["fix", "--no-cache", str(target)])
+    assert "read-only file" in result.stderr
+    assert "1 file(s) scanned, 0 written, 1 could not be processed" in result.stderr
+    assert "0 fixed, 1 left: not written (the write was refused)" in result.stderr
+    assert result.stdout == f"{target}:1:1: toy-rename old_api is deprecated [safe fix]\n"
+    assert result.exit_code == 2 and target.read_text() == "old_api()\n"
+
+
+def test_counts_list_each_reason_left(tmp_path, toy_recipes):
+    (tmp_path / "a.py").write_text("old_api()\nrisky()\nlegacy_api()\n")
+    result = runner.invoke(app, ["fix", "--no-cache", str(tmp_path)])
+    assert ("1 fixed, 2 left: 1 report only; 1 unsafe, rerun with --unsafe-fixes"
+            in result.stderr)
+    result = runner.invoke(app, ["fix", "--no-cache", "--unsafe-fixes", str(tmp_path)])
+    assert "1 fixed, 1 left: report only" in result.stderr
+
+
+def test_installed_wheel_explains_with_its_example(tmp_path):
+    """Built like a release (the sdist's files only), installed in a fresh
+    venv, run away from the repository: the example comes from the wheel."""
+    import shutil
+    import venv
+
+    source = tmp_path / "src"
+    source.mkdir()
+    for name in ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md"):
+        shutil.copy(ROOT / name, source / name)
+    for folder in ("migrate", "recipes", "fixtures"):
+        shutil.copytree(ROOT / folder, source / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path / "dist"),
+                    str(source)], check=True, env=env, capture_output=True)
+    [wheel] = (tmp_path / "dist").glob("tf_migrate-*.whl")
+    venv.create(tmp_path / "venv", system_site_packages=True, with_pip=True)
+    python = tmp_path / "venv" / "bin" / "python"
+    subprocess.run([str(python), "-m", "pip", "install", "--no-deps", "-q", str(wheel)],
+                   check=True, env=env, capture_output=True)
+    shutil.rmtree(source)  # nothing may come from a source tree
+    where = subprocess.run([str(python), "-c", "import migrate; print(migrate.__file__)"],
+                           cwd=tmp_path, env=env, capture_output=True, text=True, check=True)
+    assert where.stdout.startswith(str(tmp_path / "venv"))
+    done = subprocess.run([str(tmp_path / "venv" / "bin" / "tf-migrate"), "explain", "numpy-accumulator"],
+                          cwd=tmp_path, env=dict(env, COLUMNS="100"), capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "Example (numpy-accumulator/seed_hierarchical.before.py)" in done.stdout
+    assert "tf.TensorArray" in done.stdout and "np.zeros" in done.stdout
+    assert "no example found" not in done.stdout
+
+
+@pytest.mark.parametrize("command", [["list"], ["explain", "per-step-tape"]])
+def test_summaries_are_printed_verbatim_not_as_markup(command):
+    from migrate.registry import all_recipes
+
+    summary = all_recipes()["per-step-tape"].summary
+    assert "[i]" in summary
+    text = re.sub(r"[│\s]+", " ", runner.invoke(app, command).stdout)
+    assert re.sub(r"\s+", " ", summary) in text

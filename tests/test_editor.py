@@ -50,6 +50,26 @@ def test_fix_stdin_without_config_keeps_unsafe(toy_recipes, tmp_path):
     assert result.stdout == SOURCE.replace("old_api", "new_api")
 
 
+def test_fix_stdin_reports_lines_of_the_buffer_it_prints(toy_recipes):
+    """The safe fix adds an import line: the unsafe finding left is at line 4
+    of what the filter prints (the buffer the editor shows), not line 3."""
+    result = runner.invoke(app, ["fix", "-", "--stdin-filename", "buf.py"],
+                           input="x = make_ones()\n\nrisky()\n")
+    assert result.stdout == "import numpy\nx = numpy.ones()\n\nrisky()\n"
+    assert "buf.py:4:1: toy-risky risky() may change behaviour [unsafe fix]" in result.stderr
+    assert "1 fixed, 1 left: unsafe, rerun with --unsafe-fixes" in result.stderr
+    assert result.exit_code == 1
+
+
+def test_fix_stdin_json_report_is_all_of_stderr(toy_recipes):
+    result = runner.invoke(app, ["fix", "-", "--format", "json", "--stdin-filename", "buf.py"],
+                           input="x = make_ones()\n\nrisky()\n")
+    assert result.stdout == "import numpy\nx = numpy.ones()\n\nrisky()\n"
+    report = json.loads(result.stderr)
+    [left] = report["diagnostics"]
+    assert (left["line"], left["original_line"]) == (4, 3)
+
+
 def test_fix_stdin_echoes_an_undecodable_buffer(toy_recipes):
     """An editor filter replaces the buffer by stdout: it must never come back empty."""
     raw = b"s = 'caf\xe9'\nold_api()\n"
