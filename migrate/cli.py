@@ -174,7 +174,8 @@ def fix(
                                      help="Review each change (y/n/a/d/r/q/?; answers from stdin)."),
     verify: bool = typer.Option(False, "--verify",
                                 help="Then run each rewritten .py file and its original in TensorFlow "
-                                     "(see `verify`); exit 1 if a rewrite fails."),
+                                     "(the cached TF 2.3 of `verify --tf 2.3`, else the current "
+                                     "TF with tf-keras); exit 1 if a rewrite fails."),
 ) -> None:
     """Rewrite files in place with the safe fixes (and unsafe ones with --unsafe-fixes)."""
     run = _prepare(paths, select, ignore, exclude, unsafe_fixes, target_index, stdin_filename,
@@ -203,8 +204,9 @@ def fix(
     output.print_summary(err, summary, "fixed", summary.changed)
     pending = any(o.result and o.result.pending for o in outcomes)
     code = _exit_code(outcomes, pending)
-    if verify and not verify_written([(o.path, o.result.source) for o in outcomes if o.written], out):
-        code = max(code, 1)
+    if verify:
+        written = [(o.path, o.result.source, o.result.pending) for o in outcomes if o.written]
+        code = max(code, verify_written(written, out, cache_dir or default_cache_dir()))
     raise typer.Exit(code)
 
 
