@@ -22,6 +22,7 @@ from migrate.runner.api_check import check_source
 from migrate.runner.judge import equivalence, judge
 from migrate.runner.programs import classify
 from migrate.runner.report import Check, ProgramReport
+from migrate.runner.runtimes import current
 
 from fixture_cases import all_cases
 
@@ -259,11 +260,21 @@ def test_verify_command_rejects_an_unknown_format(tmp_path):
 
 # ---- TensorFlow ---------------------------------------------------------------------------
 
+def _site_dirs():
+    return [p for p in sys.path if p.endswith(("site-packages", "dist-packages")) and Path(p).is_dir()]
+
+
 @pytest.fixture(scope="module")
 def other_python(tmp_path_factory) -> Path:
-    """A second interpreter (a venv seeing this one's packages): another executable path."""
+    """A second interpreter (another executable path) that sees this one's
+    packages, TensorFlow included, also when this one is itself a venv (whose
+    packages --system-site-packages would not show): a .pth file adds this
+    interpreter's site directories, their own .pth files included."""
     venv = tmp_path_factory.mktemp("venv")
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    [site] = venv.glob("lib/python*/site-packages")
+    (site / "tfm_parent_site.pth").write_text(
+        "".join(f"import site; site.addsitedir({path!r})\n" for path in _site_dirs()))
     return venv / "bin" / "python"
 
 
@@ -274,7 +285,7 @@ def batch(tmp_path_factory, other_python):
     order = ["numpy_accumulator.py", "traced_none.py", "hang.py", "trains.py", "crash.py", "graph_error.py",
              "ig_complete.py", "ig_incomplete.py"]
     report = verify([paths[name] for name in order],
-                    VerifyOptions(timeout=10, python=str(other_python)))
+                    VerifyOptions(timeout=10, runtimes=(current(str(other_python)),)))
     by_name = {Path(p.path).name: p for p in report.programs}
     return paths, report, by_name
 
@@ -358,7 +369,7 @@ def test_completeness_separates_integrated_gradients_from_gradient_times_input(b
 @pytest.mark.tf
 def test_keras_3_runs_the_programs_again_under_keras_3(tmp_path):
     paths = write_programs(tmp_path, ["trains.py"])
-    report = verify([paths["trains.py"]], VerifyOptions(keras=("2", "3")))
+    report = verify([paths["trains.py"]], VerifyOptions(runtimes=(current(keras="2"), current(keras="3"))))
     assert [p.keras for p in report.programs] == ["2", "3"]
     assert all(p.ok for p in report.programs)
     assert ["Keras 3" in w.keras for w in report.workers] == [False, True]

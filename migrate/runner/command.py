@@ -102,7 +102,7 @@ def verify_written(files: Sequence[Tuple[Path, str, Sequence[Diagnostic]]], cons
     report = verify_fixed([(path, text) for path, text, _ in files],
                           VerifyOptions(api="2.3", runtimes=(runtime,)))
     render(report, console)
-    pending = {str(path): list(diagnostics) for path, _, diagnostics in files}
+    pending = {str(path): (text, list(diagnostics)) for path, text, diagnostics in files}
     for line in unfixed_on_failures(report, pending):
         console.print(line, markup=False)
     return 0 if report.ok else 1

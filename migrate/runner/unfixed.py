@@ -1,12 +1,18 @@
 """`fix --verify`: link a rewrite's failure to the finding `fix` left unfixed
 on the failing line (an unsafe fix not applied, a report-only finding), so
-the user sees which finding to act on instead of a bare failure."""
+the user sees which finding to act on instead of a bare failure.
+
+The engine numbers a finding by the file it read; the run fails on a line
+of the file as written. The two are matched through the lines the rewrite
+left unchanged (difflib), and reported with the written file's number."""
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
-from typing import Dict, List, Sequence, Set
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from migrate.result import Diagnostic
 
@@ -44,23 +50,51 @@ def _finding(diagnostic: Diagnostic) -> str:
     return f"[{diagnostic.recipe}] {diagnostic.message} ({why_unfixed(diagnostic)})"
 
 
-def unfixed_on_failures(report: Report, pending: Dict[str, Sequence[Diagnostic]]) -> List[str]:
-    """One line per finding left unfixed on a line where a rewrite failed; a
-    failed rewrite without such a line lists the file's unfixed findings."""
+def original_lines(original: str, written: str) -> Dict[int, int]:
+    """line of the written text -> the same line in the original, for every
+    line the rewrite left as it was."""
+    matcher = difflib.SequenceMatcher(None, original.splitlines(), written.splitlines(),
+                                      autojunk=False)
+    mapping = {}
+    for block in matcher.get_matching_blocks():
+        for offset in range(block.size):
+            mapping[block.b + offset + 1] = block.a + offset + 1
+    return mapping
+
+
+def _read(path: str) -> Optional[str]:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def unfixed_on_failures(report: Report,
+                        files: Dict[str, Tuple[str, Sequence[Diagnostic]]]) -> List[str]:
+    """One line per finding left unfixed on a line where a rewrite failed;
+    ``files``: rewritten path -> (its original text, the findings left unfixed,
+    numbered as in that text). A failed rewrite without such a line lists the
+    file's unfixed findings."""
     out: List[str] = []
     for pair in report.pairs:
         rewritten = pair.rewritten
-        findings = pending.get(rewritten.path, [])
-        if rewritten.ok or not findings:
+        original, findings = files.get(rewritten.path, ("", []))
+        written = _read(rewritten.path)
+        if rewritten.ok or not findings or written is None:
             continue
-        lines = failing_lines(rewritten, rewritten.path)
-        named = [d for d in findings if d.line in lines]
-        for diagnostic in named:
-            checks = ", ".join(sorted(lines[diagnostic.line]))
-            out.append(f"{rewritten.path}:{diagnostic.line}: {checks} failed on this line, where a "
-                       f"finding was left unfixed: {_finding(diagnostic)}")
+        to_original = original_lines(original, written)
+        named = []
+        for line, checks in sorted(failing_lines(rewritten, rewritten.path).items()):
+            for diagnostic in findings:
+                if to_original.get(line) == diagnostic.line:
+                    named.append(diagnostic)
+                    where = "" if line == diagnostic.line else f" (line {diagnostic.line} before the fix)"
+                    out.append(f"{rewritten.path}:{line}: {', '.join(sorted(checks))} failed on "
+                               f"this line, where a finding was left unfixed{where}: "
+                               f"{_finding(diagnostic)}")
         if not named:
             failed = ", ".join(c.name for c in rewritten.checks if not c.passed) or rewritten.status
-            out.append(f"{rewritten.path}: the rewrite fails ({failed}); findings left unfixed in it:")
+            out.append(f"{rewritten.path}: the rewrite fails ({failed}); findings left unfixed "
+                       f"in it (lines before the fix):")
             out += [f"  {rewritten.path}:{d.line}: {_finding(d)}" for d in findings]
     return out
