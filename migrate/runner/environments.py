@@ -169,7 +169,8 @@ def _build(base: Interpreter, directory: Path, spec: EnvironmentSpec, console: C
     what = " ".join(spec.packages)
     console.print(f"tf-migrate: creating the {spec.name} environment in {directory} "
                   f"({base}, {what}); it is reused afterwards", markup=False, highlight=False)
-    steps = [("create the environment", [base.path, "-m", "venv", str(directory)])]
+    pip = [] if spec.packages else ["--without-pip"]  # nothing to install: no pip needed
+    steps = [("create the environment", [base.path, "-m", "venv", *pip, str(directory)])]
     if spec.packages:
         steps.append(("install " + what, [str(_env_python(directory)), "-m", "pip", "install",
                                           "--disable-pip-version-check", "--progress-bar", "off",
