@@ -403,6 +403,18 @@ def test_tf23_from_an_interpreter_of_another_version_is_refused(tmp_path):
     assert "TF 2.3 has only its own tf.keras" in line
 
 
+def test_tf23_tests_skip_with_the_reason_and_fail_when_ci_requires_them(monkeypatch):
+    import tf23_runtime as helper
+
+    monkeypatch.setattr(helper, "_built", lambda: "no Python 3.8 or 3.7 found")
+    monkeypatch.delenv(helper.REQUIRE, raising=False)
+    with pytest.raises(pytest.skip.Exception, match="TF 2.3 runtime unavailable: no Python 3.8"):
+        helper.tf23_runtime()
+    monkeypatch.setenv(helper.REQUIRE, "1")
+    with pytest.raises(pytest.fail.Exception, match="TF_MIGRATE_REQUIRE_TF23=1 but"):
+        helper.tf23_runtime()
+
+
 def _toy_spec(*packages) -> EnvironmentSpec:
     return EnvironmentSpec("toy", packages, (tuple(sys.version_info[:2]),))
 
