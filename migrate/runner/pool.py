@@ -188,7 +188,8 @@ def run_jobs(python: str, keras: str, jobs: Sequence[dict], seed: int, timeout: 
     """Every job's answer (or how its worker failed), in the jobs' order, run by
     up to ``workers`` sessions side by side; and every worker that started."""
     sessions: "queue.Queue[Session]" = queue.Queue()
-    pool = [Session(python, keras, seed, startup_timeout) for _ in range(max(1, min(workers, len(jobs))))]
+    size = max(1, min(workers, len(jobs)))
+    pool = [Session(python, keras, seed, startup_timeout) for _ in range(size)]
     for session in pool:
         sessions.put(session)
 

@@ -20,7 +20,7 @@ from typing import Optional, Tuple
 
 from rich.console import Console
 
-from .environments import TF23, Unavailable, ensure, find_base_python, ready
+from .environments import Unavailable, ensure, find_base_python, ready
 
 PROBE_SCRIPT = Path(__file__).resolve().parent / "child" / "tfm_probe.py"
 CHOICES = ("2.3", "current", "all")
@@ -128,6 +128,3 @@ def _major_minor(version: str) -> Tuple[int, ...]:
     except ValueError:
         return (0, 0)
 
-
-__all__ = ["CHOICES", "TF23", "Runtime", "Unavailable", "checked", "current", "select", "tf23",
-           "tf23_if_ready"]
