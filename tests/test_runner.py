@@ -664,6 +664,15 @@ def test_tf23_runs_a_program_using_names_attached_at_import(tmp_path):
 
 
 @pytest.mark.tf
+def test_an_interpreter_that_has_tf23_is_used_as_is(tmp_path):
+    from migrate.runner.runtimes import tf23
+
+    env_python = tf23_runtime().python
+    runtime = tf23(env_python, tmp_path / "unused-cache", False, Console(file=io.StringIO()))
+    assert runtime.python == env_python and not (tmp_path / "unused-cache").exists()
+
+
+@pytest.mark.tf
 def test_tf_all_shows_one_table_with_a_column_per_runtime(tmp_path, monkeypatch):
     from migrate.cli import app
 
