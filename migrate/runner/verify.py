@@ -25,6 +25,7 @@ from .programs import Program, classify
 from .report import Check, Pair, ProgramReport, Report
 from .runtimes import Runtime, current
 
+
 @dataclass(frozen=True)
 class VerifyOptions:
     timeout: float = 120.0  # seconds per program, TF import not included
