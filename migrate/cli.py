@@ -262,7 +262,8 @@ def fix(
                                     "file and of the original)."),
     verify: bool = typer.Option(False, "--verify",
                                 help="Then run each rewritten .py file and its original in TensorFlow "
-                                     "(see `verify`); exit 1 if a rewrite fails."),
+                                     "(the cached TF 2.3 of `verify --tf 2.3`, else the current "
+                                     "TF with tf-keras); exit 1 if a rewrite fails."),
 ) -> None:
     """Rewrite files in place with the safe fixes (and unsafe ones with --unsafe-fixes)."""
     _formats(format, ("text", "json"))
@@ -300,9 +301,9 @@ def fix(
         err.print(output.fix_counts(outcomes, left, run.options.unsafe_fixes),
                   markup=False, highlight=False)
     code = _exit_code(outcomes, any(left.values()))
-    if verify and not verify_written([(o.path, o.result.source) for o in outcomes
-                                      if o.written and not run.reads_stdin], out):
-        code = max(code, 1)
+    if verify and not run.reads_stdin:
+        written = [(o.path, o.result.source, o.result.pending) for o in outcomes if o.written]
+        code = max(code, verify_written(written, out, shared.cache_dir or default_cache_dir()))
     raise typer.Exit(code)
 
 

@@ -1,9 +1,17 @@
 """Regenerate migrate/data/tf23_api.txt: TF 2.3's public Python API, one dotted
-name per line, read from the real ``tensorflow-cpu==2.3.0`` wheel.
+name per line, read from the real ``tensorflow-cpu==2.3.0`` wheel and from
+TF 2.3 itself, imported in the tool's Python 3.8 environment (the one
+`verify --tf 2.3` builds).
 
-Why from the wheel: TF 2.3 cannot be installed on these machines (wheels exist
-for Python 3.5-3.8 only), and the checker must know what really existed, not
-what a newer TF still accepts.
+Why both: the checker must know what really existed, not what a newer TF
+still accepts. The wheel's generated ``__init__.py`` files list the API, but
+some names exist only once TF is imported: ``tf.__version__`` and other
+dunders, ``tf.summary.scalar`` and friends (TensorBoard attaches them at
+import), lazily loaded modules (``tf.estimator``). The live walk follows every
+generated API module (TF's ``_api``, Keras', TensorBoard's and Estimator's)
+and lists every public or dunder attribute; other modules reachable from the
+API (``tf.python``, ``absl.flags`` behind ``tf.compat.v1.flags``) are listed as
+names whose members are not checked.
 
 The generated API lives in three places of the wheel:
 - ``tensorflow/__init__.py``: the ``tf`` root (symbols and ``._api.v2`` modules);
@@ -16,19 +24,21 @@ members it checks) from a symbol (whose attributes it cannot know).
 ``tf.compat.v2`` mirrors ``tf`` and is left out (the checker maps it to ``tf``);
 ``tf.estimator`` comes from another package and is listed as an opaque name.
 
-Usage: python scripts/extract_tf23_api.py [--wheel PATH] [--out PATH]
+Usage: python scripts/extract_tf23_api.py [--wheel PATH] [--python PY38] [--out PATH]
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import json
+import os
 import subprocess
 import sys
 import tempfile
 import zipfile
 from pathlib import Path
-from typing import Dict, Iterable, Set
+from typing import Dict, Iterable, List, Optional, Set, Tuple
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "migrate" / "data" / "tf23_api.txt"
@@ -42,6 +52,9 @@ API_TREES = {
 }
 SKIPPED_TREES = ("tf.compat.v2", "tf.compat.v1.compat")
 OPAQUE = ("tf.estimator", "tf.compat.v1.estimator")
+# module names (``__name__``) of the generated API modules the live walk enters
+LIVE_API_MODULES = ("tensorflow._api.", "tensorflow.keras", "tensorflow.python.keras.api.",
+                    "tensorboard.summary", "tensorflow_estimator.python.estimator.api.")
 
 
 def download_wheel(directory: Path) -> Path:
@@ -96,16 +109,81 @@ def extract(wheel_path: Path) -> Set[str]:
     } | {"tf.compat.v2"}
 
 
+def _skipped(dotted: str) -> bool:
+    return any(dotted == s or dotted.startswith(s + ".") for s in SKIPPED_TREES)
+
+
+def walk_live() -> List[str]:
+    """Run under TF 2.3: every public or dunder attribute of every API module
+    reachable from ``tf`` (breadth first, each dotted module once)."""
+    import types
+
+    import tensorflow as tf
+
+    names: Set[str] = set()
+    queue: List[Tuple[str, object]] = [("tf", tf)]
+    seen: Set[str] = set()
+    while queue:
+        dotted, module = queue.pop(0)
+        if dotted in seen:
+            continue
+        seen.add(dotted)
+        for attr in dir(module):
+            if attr.startswith("_") and not (attr.startswith("__") and attr.endswith("__")):
+                continue
+            name = f"{dotted}.{attr}"
+            if _skipped(name):
+                continue
+            names.add(name)
+            try:
+                value = getattr(module, attr)
+            except Exception:  # a lazy attribute that fails to load still exists by name
+                continue
+            if isinstance(value, types.ModuleType) and \
+                    getattr(value, "__name__", "").startswith(LIVE_API_MODULES):
+                queue.append((name, value))
+    return sorted(names)
+
+
+def live_names(python: str) -> Set[str]:
+    """``walk_live`` run by ``python`` (an interpreter with TF 2.3)."""
+    done = subprocess.run([python, str(Path(__file__).resolve()), "--walk-live"],
+                          capture_output=True, text=True, check=True,
+                          env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="-1"))
+    return set(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+def tf23_python(explicit: Optional[str]) -> str:
+    """The interpreter of the tool's cached TF 2.3 environment (built if needed)."""
+    sys.path.insert(0, str(ROOT))
+    from rich.console import Console
+
+    from migrate.cache import default_dir
+    from migrate.runner.environments import ensure, find_base_python
+
+    return str(ensure(find_base_python(explicit), default_dir(), False, Console(stderr=True)))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--wheel", type=Path, help="an already downloaded wheel")
+    parser.add_argument("--python", help="a Python 3.8/3.7 to build the TF 2.3 environment from")
     parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--walk-live", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.walk_live:  # the child half, under TF 2.3
+        print(json.dumps(walk_live()))
+        return
     with tempfile.TemporaryDirectory() as tmp:
         wheel = args.wheel or download_wheel(Path(tmp))
-        symbols = extract(wheel)
+        from_wheel = extract(wheel)
+    from_import = live_names(tf23_python(args.python))
+    symbols = from_wheel | from_import
+    print(f"wheel: {len(from_wheel)} names, import: {len(from_import)}, "
+          f"only at import: {len(symbols - from_wheel)}")
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    header = f"# TF 2.3 public API from {WHEEL_SPEC}; regenerate: python scripts/extract_tf23_api.py\n"
+    header = (f"# TF 2.3 public API from the {WHEEL_SPEC} wheel and from importing it; "
+              f"regenerate: python scripts/extract_tf23_api.py\n")
     args.out.write_text(header + "".join(f"{s}\n" for s in sorted(symbols)))
     print(f"{len(symbols)} names -> {args.out}")
 

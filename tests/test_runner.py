@@ -7,6 +7,7 @@ into as few verify calls as possible: each call imports TF once per worker."""
 from __future__ import annotations
 
 import ast
+import io
 import json
 import subprocess
 import sys
@@ -14,6 +15,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 from typer.testing import CliRunner
 
 import migrate.runner
@@ -22,8 +24,15 @@ from migrate.runner.api_check import check_source
 from migrate.runner.judge import equivalence, judge
 from migrate.runner.programs import classify
 from migrate.runner.report import Check, ProgramReport
+from migrate.result import Diagnostic
+from migrate.runner import environments
+from migrate.runner.environments import EnvironmentSpec, Interpreter, Unavailable
+from migrate.runner.report import Pair, Report
+from migrate.runner.runtimes import current
+from migrate.runner.unfixed import unfixed_on_failures
 
 from fixture_cases import all_cases
+from tf23_runtime import tf23_cache_dir, tf23_runtime
 
 PROGRAMS = {
     "numpy_accumulator.py": '''
@@ -141,6 +150,75 @@ PROGRAMS = {
             return {"name": "x", "attributions": attributions, "input": x,
                     "f_input": y, "f_baseline": f(tf.zeros_like(x))}
     ''',
+    "tf23_runtime_names.py": '''
+        """Logs a small regression the TF 2.3 way: names that exist only once TF
+        is imported (the version dunder, TensorBoard's summary ops attached to
+        tf.summary, Keras' metrics and losses behind tf.metrics / tf.losses, the
+        lazily loaded tf.estimator)."""
+        import tempfile
+
+        import numpy as np
+        import tensorflow as tf
+
+        print("TensorFlow", tf.__version__, tf.version.VERSION, tf.keras.__version__)
+        logdir = tempfile.mkdtemp()
+        writer = tf.summary.create_file_writer(logdir)
+        model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+        optimizer = tf.keras.optimizers.Adam(0.01)
+        metric = tf.metrics.MeanSquaredError()
+        loss_fn = tf.losses.Huber()
+        x = np.random.rand(8, 3).astype("float32")
+        y = x.sum(axis=1, keepdims=True)
+        with writer.as_default():
+            for step in range(3):
+                with tf.GradientTape() as tape:
+                    loss = loss_fn(y, model(x))
+                grads = tape.gradient(loss, model.trainable_variables)
+                optimizer.apply_gradients(zip(grads, model.trainable_variables))
+                metric.update_state(y, model(x))
+                tf.summary.scalar("loss", loss, step=step)
+                tf.summary.histogram("kernel", model.trainable_variables[0], step=step)
+                tf.summary.text("mode", tf.estimator.ModeKeys.TRAIN, step=step)
+        writer.flush()
+        assert tf.io.gfile.listdir(logdir)
+        print(tf.__name__, "mse", float(metric.result()))
+    ''',
+    "two_inputs.py": '''
+        """Integrated gradients for a model with a 4-feature and a 6-feature
+        input, written once per input and copied."""
+        import numpy as np
+        import tensorflow as tf
+
+        first = tf.keras.layers.Input(shape=(4,))
+        second = tf.keras.layers.Input(shape=(6,))
+        joined = tf.keras.layers.Concatenate()([first, second])
+        model = tf.keras.Model([first, second], tf.keras.layers.Dense(1)(joined))
+        probe = tf.keras.Sequential()
+
+
+        def path_gradients(inputs, baseline, which, steps=16):
+            grads = []
+            for alpha in np.linspace(0.0, 1.0, steps):
+                step = baseline[which] + alpha * (inputs[which] - baseline[which])
+                feed = list(inputs)
+                feed[which] = step
+                with tf.GradientTape() as tape:
+                    tape.watch(step)
+                    score = model(feed)[:, 0]
+                grads.append(tape.gradient(score, step))
+            return tf.reduce_mean(tf.stack(grads), axis=0)
+
+
+        inputs_1 = tf.random.normal((1, 4))
+        inputs_2 = tf.random.normal((1, 6))
+        baseline_1 = tf.zeros_like(inputs_1)
+        baseline_2 = tf.zeros_like(inputs_2)
+        avg_gradients_1 = path_gradients([inputs_1, inputs_2], [baseline_1, baseline_2], 0)
+        avg_gradients_2 = path_gradients([inputs_1, inputs_2], [baseline_1, baseline_2], 1)
+        integrated_gradients_1 = (inputs_1 - baseline_1) * avg_gradients_1
+        integrated_gradients_2 = (inputs_2 - baseline_2) * avg_gradients_1  # MIXUP-LINE
+        print(integrated_gradients_1.numpy().sum(), integrated_gradients_2.numpy().sum())
+    ''',
 }
 
 
@@ -194,6 +272,14 @@ def test_api_check_reads_compat_v2_as_tf_and_passes_tf23_code():
 @pytest.mark.parametrize("case", [c for c in all_cases() if c.after], ids=lambda c: c.id)
 def test_api_check_passes_every_fixture_after(case):
     assert check_source(case.after.read_text(), str(case.after)) == []
+
+
+def test_api_check_knows_the_names_tf23_attaches_at_import():
+    source = textwrap.dedent(PROGRAMS["tf23_runtime_names.py"])
+    assert check_source(source, "tf23_runtime_names.py") == []
+    later = source + "tf.summary.graph\ntf.metrics.F1Score\n"  # not in TF 2.3
+    assert [m.symbol for m in check_source(later, "x.py")] == ["tf.summary.graph",
+                                                               "tf.metrics.F1Score"]
 
 
 # ---- static: judging ---------------------------------------------------------------------
@@ -257,13 +343,150 @@ def test_verify_command_rejects_an_unknown_format(tmp_path):
     assert result.exit_code == 2
 
 
+# ---- runtimes and the TF 2.3 environment (no TensorFlow import) ----------------------------
+
+def _one_line_error(result) -> str:
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in result.output, result.output
+    return lines[0]
+
+
+@pytest.fixture
+def bare_python(tmp_path) -> Path:
+    """An interpreter that has neither TensorFlow nor NumPy."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(tmp_path / "bare")],
+                   check=True)
+    return tmp_path / "bare" / "bin" / "python"
+
+
+def test_verify_with_an_interpreter_without_tensorflow_is_one_line_exit_2(tmp_path, bare_python):
+    from migrate.cli import app
+
+    program = write_programs(tmp_path / "p", ["trains.py"])["trains.py"]
+    line = _one_line_error(CliRunner().invoke(app, ["verify", str(program),
+                                                    "--python", str(bare_python)]))
+    assert str(bare_python) in line and "'tensorflow'" in line and "pip install" in line
+    line = _one_line_error(CliRunner().invoke(app, ["verify", str(program),
+                                                    "--python", str(tmp_path / "nope")]))
+    assert line == f"tf-migrate: --python {tmp_path / 'nope'}: no such file"
+
+
+def test_verify_of_a_path_that_does_not_exist_exits_2(tmp_path):
+    from migrate.cli import app
+
+    result = CliRunner().invoke(app, ["verify", str(tmp_path / "missing.py")])
+    assert result.exit_code == 2, result.output
+    assert "missing.py" in result.output
+
+
+def test_no_python_38_names_what_to_install(tmp_path, monkeypatch):
+    from migrate.cli import app
+
+    monkeypatch.setenv("PATH", str(tmp_path))  # no python3.8 / python3.7, no pyenv
+    monkeypatch.setenv("PYENV_ROOT", str(tmp_path / "pyenv"))
+    with pytest.raises(Unavailable, match=r"no Python 3\.8 or 3\.7 found .*pyenv install 3\.8"):
+        environments.find_base_python(None)
+    line = _one_line_error(CliRunner().invoke(app, ["verify", "--tf", "2.3", str(tmp_path)]))
+    assert "pyenv install 3.8" in line
+
+
+def test_tf23_from_an_interpreter_of_another_version_is_refused(tmp_path):
+    from migrate.cli import app
+
+    line = _one_line_error(CliRunner().invoke(
+        app, ["verify", "--tf", "2.3", "--python", sys.executable, str(tmp_path)]))
+    version = "%d.%d" % sys.version_info[:2]
+    assert f"is Python {version}; tf2.3 needs Python 3.8 or 3.7" in line
+    line = _one_line_error(CliRunner().invoke(app, ["verify", "--tf", "2.3", "--keras", "3",
+                                                    str(tmp_path)]))
+    assert "TF 2.3 has only its own tf.keras" in line
+
+
+def test_tf23_tests_skip_with_the_reason_and_fail_when_ci_requires_them(monkeypatch):
+    import tf23_runtime as helper
+
+    monkeypatch.setattr(helper, "_built", lambda: "no Python 3.8 or 3.7 found")
+    monkeypatch.delenv(helper.REQUIRE, raising=False)
+    with pytest.raises(pytest.skip.Exception, match="TF 2.3 runtime unavailable: no Python 3.8"):
+        helper.tf23_runtime()
+    monkeypatch.setenv(helper.REQUIRE, "1")
+    with pytest.raises(pytest.fail.Exception, match="TF_MIGRATE_REQUIRE_TF23=1 but"):
+        helper.tf23_runtime()
+
+
+def _toy_spec(*packages) -> EnvironmentSpec:
+    return EnvironmentSpec("toy", packages, (tuple(sys.version_info[:2]),))
+
+
+def test_an_environment_is_reused_only_after_a_complete_build(tmp_path):
+    base = Interpreter(sys.executable, tuple(sys.version_info[:2]))
+    spec = _toy_spec()
+    folder = environments.location(base, tmp_path, spec)
+    folder.mkdir(parents=True)
+    (folder / "left-by-a-killed-install").write_text("")
+    assert environments.ready(base, tmp_path, spec) is None  # no marker: not reused
+    python = environments.ensure(base, tmp_path, False, Console(file=io.StringIO()), spec)
+    assert python.exists() and not (folder / "left-by-a-killed-install").exists()
+    assert environments.ready(base, tmp_path, spec) == python
+    (folder / "kept").write_text("")
+    environments.ensure(base, tmp_path, False, Console(file=io.StringIO()), spec)
+    assert (folder / "kept").exists()  # reused
+    environments.ensure(base, tmp_path, True, Console(file=io.StringIO()), spec)
+    assert not (folder / "kept").exists()  # --refresh rebuilt it
+
+
+def test_a_failed_install_is_one_line_and_never_reused(tmp_path):
+    base = Interpreter(sys.executable, tuple(sys.version_info[:2]))
+    spec = _toy_spec(str(tmp_path / "no-such-package-1.0-py3-none-any.whl"))
+    with pytest.raises(Unavailable) as failure:
+        environments.ensure(base, tmp_path, False, Console(file=io.StringIO()), spec)
+    message = str(failure.value)
+    assert "\n" not in message and message.startswith("could not install")
+    assert "no-such-package" in message and "install.log" in message
+    assert environments.ready(base, tmp_path, spec) is None
+
+
+def _diagnostic(path, line, safety="unsafe"):
+    return Diagnostic(str(path), line, 1, line, 10, "suffix-mixup", "uses the other input", safety,
+                      True, False)
+
+
+def test_a_failing_line_names_the_finding_left_unfixed_there(tmp_path):
+    original = "a = 1\nunused = 2\nb = a * c\n"
+    written = tmp_path / "w.py"
+    written.write_text("a = 1\nb = a * c\n")  # a fix removed line 2: the finding moved up
+    failed = ProgramReport(str(written), "rewritten", "2", "ran")
+    failed.checks = [Check("run", False, "the script raised",
+                           error=f"NameError: name 'c' is not defined (at {written}:2)")]
+    report = Report(pairs=[Pair(ProgramReport("o", "original", "2", "ran"), failed)])
+    [line] = unfixed_on_failures(report, {str(written): (original, [_diagnostic(written, 3)])})
+    assert line.startswith(f"{written}:2: run failed on this line, where a finding was left "
+                           "unfixed (line 3 before the fix): [suffix-mixup]")
+    assert line.endswith("rerun with --unsafe-fixes)")
+    elsewhere = unfixed_on_failures(report, {str(written): (original, [_diagnostic(written, 1)])})
+    assert elsewhere[0].endswith("the rewrite fails (run); findings left unfixed in it "
+                                 "(lines before the fix):")
+    assert elsewhere[1].strip().startswith(f"{written}:1: [suffix-mixup]")
+
+
 # ---- TensorFlow ---------------------------------------------------------------------------
+
+def _site_dirs():
+    return [p for p in sys.path if p.endswith(("site-packages", "dist-packages")) and Path(p).is_dir()]
+
 
 @pytest.fixture(scope="module")
 def other_python(tmp_path_factory) -> Path:
-    """A second interpreter (a venv seeing this one's packages): another executable path."""
+    """A second interpreter (another executable path) that sees this one's
+    packages, TensorFlow included, also when this one is itself a venv (whose
+    packages --system-site-packages would not show): a .pth file adds this
+    interpreter's site directories, their own .pth files included."""
     venv = tmp_path_factory.mktemp("venv")
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    [site] = venv.glob("lib/python*/site-packages")
+    (site / "tfm_parent_site.pth").write_text(
+        "".join(f"import site; site.addsitedir({path!r})\n" for path in _site_dirs()))
     return venv / "bin" / "python"
 
 
@@ -274,7 +497,7 @@ def batch(tmp_path_factory, other_python):
     order = ["numpy_accumulator.py", "traced_none.py", "hang.py", "trains.py", "crash.py", "graph_error.py",
              "ig_complete.py", "ig_incomplete.py"]
     report = verify([paths[name] for name in order],
-                    VerifyOptions(timeout=10, python=str(other_python)))
+                    VerifyOptions(timeout=10, runtimes=(current(str(other_python)),)))
     by_name = {Path(p.path).name: p for p in report.programs}
     return paths, report, by_name
 
@@ -356,12 +579,14 @@ def test_completeness_separates_integrated_gradients_from_gradient_times_input(b
 
 
 @pytest.mark.tf
-def test_keras_3_runs_the_programs_again_under_keras_3(tmp_path):
-    paths = write_programs(tmp_path, ["trains.py"])
-    report = verify([paths["trains.py"]], VerifyOptions(keras=("2", "3")))
-    assert [p.keras for p in report.programs] == ["2", "3"]
+def test_keras_3_runs_the_programs_again_under_keras_3_in_a_pool_of_two(tmp_path):
+    paths = write_programs(tmp_path, ["trains.py", "ig_complete.py"])
+    report = verify([paths["trains.py"], paths["ig_complete.py"]],
+                    VerifyOptions(runtimes=(current(keras="2"), current(keras="3")), jobs=2))
+    assert [(Path(p.path).name, p.keras) for p in report.programs] == [
+        ("trains.py", "2"), ("ig_complete.py", "2"), ("trains.py", "3"), ("ig_complete.py", "3")]
     assert all(p.ok for p in report.programs)
-    assert ["Keras 3" in w.keras for w in report.workers] == [False, True]
+    assert ["Keras 3" in w.keras for w in report.workers] == [False, False, True, True]
 
 
 @pytest.mark.tf
@@ -400,6 +625,73 @@ def test_fix_verify_shows_the_fixture_before_and_its_rewrite(tmp_path):
     assert result.exit_code == 0, result.output
     assert "original vs rewritten" in result.output
     assert target.read_text() != case.before.read_text()
+    # the test's private cache has no TF 2.3 environment: said, and the current TF used
+    assert "verified with the current TensorFlow and tf-keras: no TF 2.3 environment" in result.output
+    assert "TensorFlow 2.3" not in result.output
+
+
+@pytest.mark.tf
+def test_fix_verify_runs_tf23_and_names_the_finding_left_on_the_failing_line(tmp_path):
+    """The safe fix (an unused model removed) moves every line up by one; the
+    unsafe suffix-mixup is left, and TF 2.3 fails on its (new) line."""
+    from migrate.cli import app
+
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    (cache / "envs").symlink_to(tf23_cache_dir() / "envs")  # the built environment, no result cache
+    target = write_programs(tmp_path, ["two_inputs.py"])["two_inputs.py"]
+    before = line_of(target, "MIXUP-LINE")
+    result = CliRunner().invoke(app, ["fix", str(target), "--verify", "--cache-dir", str(cache)])
+    assert result.exit_code == 1, result.output
+    assert "TensorFlow 2.3.0" in result.output and "current TensorFlow" not in result.output
+    after = line_of(target, "MIXUP-LINE")
+    assert after == before - 1
+    assert (f"{target}:{after}: run failed on this line, where a finding was left unfixed "
+            f"(line {before} before the fix): [suffix-mixup]") in result.output
+    assert "rerun with --unsafe-fixes" in result.output
+
+
+@pytest.mark.tf
+def test_tf23_runs_a_program_using_names_attached_at_import(tmp_path):
+    paths = write_programs(tmp_path, ["tf23_runtime_names.py"])
+    report = verify([paths["tf23_runtime_names.py"]],
+                    VerifyOptions(api="2.3", runtimes=(tf23_runtime(),)))
+    [program] = report.programs
+    assert program.ok, [(c.name, c.summary, c.error) for c in program.checks]
+    assert program.check("run").passed and program.check("api").passed
+    assert program.runtime == "2.3" and program.output_tail.startswith("TensorFlow 2.3.0 2.3.0")
+    assert {(w.python_version[:3], w.tf) for w in report.workers} == {("3.8", "2.3.0")}
+
+
+@pytest.mark.tf
+def test_an_interpreter_that_has_tf23_is_used_as_is(tmp_path):
+    from migrate.runner.runtimes import tf23
+
+    env_python = tf23_runtime().python
+    runtime = tf23(env_python, tmp_path / "unused-cache", False, Console(file=io.StringIO()))
+    assert runtime.python == env_python and not (tmp_path / "unused-cache").exists()
+
+
+@pytest.mark.tf
+def test_tf_all_shows_one_table_with_a_column_per_runtime(tmp_path, monkeypatch):
+    from migrate.cli import app
+
+    write_programs(tmp_path, ["trains.py", "ig_incomplete.py"])
+    monkeypatch.chdir(tmp_path)  # short relative names in the table
+    result = CliRunner().invoke(app, ["verify", "--tf", "all", "--cache-dir", str(tf23_cache_dir()),
+                                      "trains.py", "ig_incomplete.py"])
+    assert result.exit_code == 1, result.output
+    assert result.output.count("tf-migrate verify") == 1
+    header = next(line for line in result.output.splitlines() if "program" in line)
+    assert all(label in header for label in ("TF 2.3", "current TF + tf-keras",
+                                              "current TF + Keras 3"))
+    rows = {name: line for line in result.output.splitlines()
+            for name in ("trains.py", "ig_incomplete.py") if name in line and "│" in line}
+    assert rows["trains.py"].count("pass") == 3
+    assert rows["ig_incomplete.py"].count("fail: attribution") == 3
+    assert "6 program run(s): 3 as expected, 3 not" in result.output
+    assert "TF 2.3: ran by" in result.output and "TensorFlow 2.3.0" in result.output
+    assert "Keras 3" in result.output
 
 
 @pytest.mark.tf

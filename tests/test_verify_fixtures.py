@@ -1,10 +1,12 @@
 """The runner over every fixture: each `before` fails for the reason its
 recipe names, each `after` passes, and each `before` rewritten by the engine
-with every recipe (unsafe fixes on) passes, the TF 2.3 API check included.
+with every recipe (unsafe fixes on) passes, the TF 2.3 API check included;
+under the current TF with tf-keras and under the real TF 2.3 (tf23_runtime:
+skipped without a Python 3.8/3.7, a failure in CI).
 
-One verify call over the fixtures and the rewrites, so TensorFlow is imported
-once however many fixtures there are; new fixtures are picked up from
-fixtures/ through fixture_cases.
+One verify call per runtime over the fixtures and the rewrites, in one pool
+of workers, so TensorFlow is imported once per worker however many fixtures
+there are; new fixtures are picked up from fixtures/ through fixture_cases.
 """
 
 from __future__ import annotations
@@ -17,8 +19,10 @@ from migrate.engine import Options, transform
 from migrate.registry import all_recipes, resolve
 from migrate.result import Status
 from migrate.runner import VerifyOptions, verify
+from migrate.runner.runtimes import current
 
 from fixture_cases import all_cases
+from tf23_runtime import tf23_runtime
 
 CASES = all_cases()
 PAIRS = [c for c in CASES if c.after]
@@ -43,17 +47,18 @@ def rewritten(tmp_path_factory):
     return files
 
 
-@pytest.fixture(scope="module")
-def reports(rewritten):
-    """One verify call (one TF import) over the fixtures and the rewrites."""
+@pytest.fixture(scope="module", params=["current", "2.3"], ids=["current-tf", "tf2.3"])
+def reports(request, rewritten):
+    """One verify call per runtime over the fixtures and the rewrites."""
+    runtime = tf23_runtime() if request.param == "2.3" else current()
     paths = [p for case in CASES for p in (case.before, case.after) if p]
     paths += [p for p in rewritten.values() if isinstance(p, Path)]
-    report = verify(paths, VerifyOptions(api="2.3"))
+    report = verify(paths, VerifyOptions(api="2.3", runtimes=(runtime,), jobs=2))
     return {Path(p.path): p for p in report.programs}
 
 
 def _explain(program) -> str:
-    lines = [f"{program.path}: {program.verdict} {program.message or ''}"]
+    lines = [f"{program.path} [{program.runtime}]: {program.verdict} {program.message or ''}"]
     lines += [f"  {c.name}: {c.summary} {c.error or ''}" for c in program.checks if not c.passed]
     return "\n".join(lines)
 

@@ -5,13 +5,15 @@ The parent (this package) never imports TensorFlow. Programs run in child
 workers (``child/tfm_worker.py``) that import TF once and then run programs
 one after another, CPU only (``CUDA_VISIBLE_DEVICES=-1``), TF logs silenced,
 seeds fixed (Python, NumPy, TF, Keras) and the Keras session cleared between
-programs. Keras 2 semantics by default (``TF_USE_LEGACY_KERAS=1``: tf-keras,
-which is TF 2.3's ``tf.keras``); ``keras=("2", "3")`` runs everything under
-Keras 3 as well. ``python=PATH`` runs the children under another interpreter
-(e.g. Python 3.8 + TF 2.3): the child code is Python 3.8 / TF 2.3 compatible
-and self-contained (stdlib, NumPy, TF). A program that hangs or crashes is
-killed at the timeout (default 120 s, TF import not counted) and reported;
-the next program gets a fresh worker.
+programs. Each runtime (runtimes.py) is an interpreter and a Keras: the
+current TF with Keras 2 semantics by default (``TF_USE_LEGACY_KERAS=1``:
+tf-keras, which is TF 2.3's ``tf.keras``), the same TF with Keras 3, any
+interpreter given by path, or the real TF 2.3 in a cached Python 3.8
+environment (environments.py); ``VerifyOptions(runtimes=...)`` runs every
+program under each, in a pool of ``jobs`` workers per runtime. The child code
+is Python 3.8 / TF 2.3 compatible and self-contained (stdlib, NumPy, TF). A
+program that hangs or crashes is killed at the timeout (default 120 s, TF
+import not counted) and reported; the next program gets a fresh worker.
 
 Fixture protocol (CONTRIBUTING.md). A program that defines at module level
 any of these functions is imported as a module (its ``__main__`` block does

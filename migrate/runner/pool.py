@@ -4,7 +4,8 @@ The parent never imports TensorFlow. A worker is ``PYTHON child/tfm_worker.py``
 in its own process group, talking JSON lines (see child/tfm_worker.py). A
 program that hangs or kills its worker costs only that worker: the parent
 kills the group at the timeout, reports the program, and the next program
-gets a fresh worker.
+gets a fresh worker. ``run_jobs`` spreads one runtime's programs over a
+pool of such sessions, each in its own thread (the work is in the children).
 """
 
 from __future__ import annotations
@@ -16,9 +17,10 @@ import signal
 import subprocess
 import tempfile
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
+from typing import List, Optional, Sequence, Tuple, Union
 
 from .report import WorkerInfo
 
@@ -169,7 +171,7 @@ class Session:
                 raise WorkerFailed("not-run", self.broken) from None
             self.started.append(self._worker.info)
         try:
-            return self._worker.run(job, timeout)
+            return dict(self._worker.run(job, timeout), python=self._worker.info.python)
         except WorkerFailed:
             self._worker = None
             raise
@@ -178,3 +180,32 @@ class Session:
         if self._worker is not None:
             self._worker.close()
             self._worker = None
+
+
+def run_jobs(python: str, keras: str, jobs: Sequence[dict], seed: int, timeout: float,
+             startup_timeout: float, workers: int = 1
+             ) -> Tuple[List[Union[dict, WorkerFailed]], List[WorkerInfo]]:
+    """Every job's answer (or how its worker failed), in the jobs' order, run by
+    up to ``workers`` sessions side by side; and every worker that started."""
+    sessions: "queue.Queue[Session]" = queue.Queue()
+    size = max(1, min(workers, len(jobs)))
+    pool = [Session(python, keras, seed, startup_timeout) for _ in range(size)]
+    for session in pool:
+        sessions.put(session)
+
+    def run(job: dict) -> Union[dict, WorkerFailed]:
+        session = sessions.get()
+        try:
+            return session.run(job, timeout)
+        except WorkerFailed as failure:
+            return failure
+        finally:
+            sessions.put(session)
+
+    try:
+        with ThreadPoolExecutor(len(pool)) as executor:
+            answers = list(executor.map(run, jobs))
+    finally:
+        for session in pool:
+            session.close()
+    return answers, [info for session in pool for info in session.started]

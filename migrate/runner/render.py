@@ -1,11 +1,12 @@
 """Show a verify Report: a rich table (pass/fail per check and program, then
-what failed and why), side by side for a rewrite; or JSON."""
+what failed and why), side by side for a rewrite, one column per runtime
+when several ran (`--tf all`, `--keras 3`); or JSON."""
 
 from __future__ import annotations
 
 import json
 import os
-from typing import List
+from typing import Dict, List, Optional, Tuple
 
 from rich.console import Console
 from rich.table import Table
@@ -49,9 +50,11 @@ def _verdict(program: ProgramReport) -> Text:
 def render(report: Report, console: Console) -> None:
     if report.pairs:
         _render_pairs(report, console)
+    elif len(report.runtimes) > 1:
+        _render_matrix(report, console)
     else:
         _render_programs(report, console)
-    _render_reasons(report.programs, console)
+    _render_reasons(report, console)
     for problem in report.problems:
         console.print(Text(problem, style="red"))
     for skipped in report.skipped:
@@ -61,25 +64,48 @@ def render(report: Report, console: Console) -> None:
 
 def _render_programs(report: Report, console: Console) -> None:
     names = _names(report.programs)
-    several_keras = len({p.keras for p in report.programs}) > 1
     table = Table(title="tf-migrate verify", show_lines=False)
     table.add_column("program", overflow="fold", ratio=2)
     table.add_column("role", no_wrap=True)
-    if several_keras:
-        table.add_column("keras")
     for name in names:
         table.add_column(HEADERS.get(name, name), justify="center", no_wrap=True)
     table.add_column("s", justify="right", no_wrap=True)
     table.add_column("verdict", overflow="fold", ratio=3)
     for program in report.programs:
         row = [Text(_label(program)), Text(program.role)]
-        if several_keras:
-            row.append(Text(program.keras))
         row += [_cell(program.check(name)) for name in names]
         row.append(Text(f"{program.elapsed:.2f}" if program.elapsed is not None else "-"))
         row.append(_verdict(program))
         table.add_row(*row)
     console.print(table)
+
+
+def _render_matrix(report: Report, console: Console) -> None:
+    """One row per program, one column per runtime: its verdict there."""
+    table = Table(title="tf-migrate verify", show_lines=False)
+    table.add_column("program", overflow="fold", ratio=3)
+    table.add_column("role", no_wrap=True)
+    for _, label in report.runtimes:
+        table.add_column(label, overflow="fold", ratio=2)
+    rows: Dict[Tuple[str, str], Dict[str, ProgramReport]] = {}
+    for program in report.programs:
+        rows.setdefault((program.path, program.role), {})[program.runtime] = program
+    for by_runtime in rows.values():
+        first = next(iter(by_runtime.values()))
+        cells = [_short_verdict(by_runtime.get(name)) for name, _ in report.runtimes]
+        table.add_row(Text(_label(first)), Text(first.role), *cells)
+    console.print(table)
+
+
+def _short_verdict(program: Optional[ProgramReport]) -> Text:
+    if program is None:
+        return Text("-", style="dim")
+    text = program.verdict
+    if text.startswith("expected failure observed ("):
+        text = "fails as expected: " + text.rsplit(": ", 1)[-1].rstrip(")")
+    elif "(not judged" in text:
+        text = text.split(" (not judged")[0] + " (not judged)"
+    return Text(text, style="green" if program.ok else "bold red")
 
 
 def _render_pairs(report: Report, console: Console) -> None:
@@ -96,13 +122,15 @@ def _render_pairs(report: Report, console: Console) -> None:
     console.print(table)
 
 
-def _render_reasons(programs: List[ProgramReport], console: Console) -> None:
+def _render_reasons(report: Report, console: Console) -> None:
     """One line per failed check (with its numbers), and why a program did not run."""
-    for program in programs:
+    labels = dict(report.runtimes)
+    for program in report.programs:
         lines = [f"  {program.status}: {program.message}"] if program.message else []
         lines += [_reason(check) for check in program.checks if not check.passed]
         if lines:
-            console.print(Text(f"{_label(program)} [{program.role}, Keras {program.keras}]: "
+            runtime = labels.get(program.runtime, f"Keras {program.keras}")
+            console.print(Text(f"{_label(program)} [{program.role}, {runtime}]: "
                                f"{program.verdict}", style="bold"))
             for line in lines:
                 console.print(Text(line))
@@ -116,10 +144,18 @@ def _reason(check: Check) -> str:
 
 
 def _render_summary(report: Report, console: Console) -> None:
-    good = sum(p.ok for p in report.programs)
-    bad = len(report.programs) - good
-    console.print(f"{len(report.programs)} program run(s): {good} as expected, {bad} not; "
-                  f"{report.wall_seconds:.1f} s")
-    for worker in {(w.python, w.python_version, w.tf, w.keras): w for w in report.workers}.values():
-        console.print(f"ran by {worker.python} (Python {worker.python_version}), "
+    console.print(_counts(report.programs) + f"; {report.wall_seconds:.1f} s")
+    several = len(report.runtimes) > 1
+    for name, label in report.runtimes if several else []:
+        console.print(f"  {label}: " + _counts([p for p in report.programs if p.runtime == name]))
+    labels = dict(report.runtimes)
+    seen = {(w.runtime, w.python, w.python_version, w.tf, w.keras): w for w in report.workers}
+    for worker in seen.values():
+        prefix = f"{labels.get(worker.runtime, worker.runtime)}: " if several else ""
+        console.print(f"{prefix}ran by {worker.python} (Python {worker.python_version}), "
                       f"TensorFlow {worker.tf}, {worker.keras}", style="dim")
+
+
+def _counts(programs: List[ProgramReport]) -> str:
+    good = sum(p.ok for p in programs)
+    return f"{len(programs)} program run(s): {good} as expected, {len(programs) - good} not"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 
 @dataclass
@@ -39,6 +39,7 @@ class ProgramReport:
     message: Optional[str] = None  # why it timed out / crashed / did not run
     output_tail: str = ""
     outputs: Optional[dict] = None  # the program's outputs(), for equivalence
+    runtime: str = "current"  # which Runtime ran it: "2.3", "current", "keras3"
 
     def check(self, name: str) -> Optional[Check]:
         return next((c for c in self.checks if c.name == name), None)
@@ -59,6 +60,7 @@ class WorkerInfo:
     keras: str
     import_seconds: float
     keras_option: str
+    runtime: str = ""
 
 
 @dataclass
@@ -77,6 +79,7 @@ class Report:
     problems: List[str] = field(default_factory=list)  # paths that could not be run at all
     skipped: List[str] = field(default_factory=list)  # files verify does not run (notebooks)
     wall_seconds: float = 0.0
+    runtimes: List[Tuple[str, str]] = field(default_factory=list)  # (name, label), in run order
 
     @property
     def ok(self) -> bool:
@@ -91,5 +94,6 @@ class Report:
             "workers": [asdict(w) for w in self.workers],
             "problems": self.problems,
             "skipped": self.skipped,
+            "runtimes": [{"name": name, "label": label} for name, label in self.runtimes],
             "wall_seconds": self.wall_seconds,
         }

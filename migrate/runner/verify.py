@@ -9,7 +9,6 @@ verdicts -> Report.
 from __future__ import annotations
 
 import dataclasses
-import sys
 import tempfile
 import time
 from dataclasses import dataclass
@@ -21,26 +20,26 @@ from migrate.registry import all_recipes
 
 from . import api_check
 from .judge import equivalence, judge
-from .pool import Session, WorkerFailed
+from .pool import WorkerFailed, run_jobs
 from .programs import Program, classify
 from .report import Check, Pair, ProgramReport, Report
-
-KERAS_VERSIONS = ("2", "3")
+from .runtimes import Runtime, current
 
 
 @dataclass(frozen=True)
 class VerifyOptions:
     timeout: float = 120.0  # seconds per program, TF import not included
-    keras: Tuple[str, ...] = ("2",)  # "2": tf-keras (TF 2.3's tf.keras); "3": Keras 3
-    python: Optional[str] = None  # interpreter of the children; default: this one
+    runtimes: Tuple[Runtime, ...] = (current(),)  # default: this interpreter, TF + tf-keras
     api: Optional[str] = None  # e.g. "2.3": also check names against that TF's API
     seed: int = 0
     startup_timeout: float = 300.0  # a cold TF import can be slow
+    jobs: int = 1  # workers per runtime running programs side by side
 
     def __post_init__(self) -> None:
-        unknown = set(self.keras) - set(KERAS_VERSIONS)
-        if unknown or not self.keras:
-            raise ValueError(f"keras must be among {KERAS_VERSIONS}, got {self.keras}")
+        if not self.runtimes:
+            raise ValueError("no runtime to run the programs under")
+        if self.jobs < 1:
+            raise ValueError(f"jobs must be at least 1, got {self.jobs}")
         if self.api is not None and self.api not in api_check.SUPPORTED:
             raise ValueError(f"no TF {self.api} symbol list (known: {', '.join(api_check.SUPPORTED)})")
 
@@ -102,24 +101,20 @@ def _run_pairs(programs: List[Program], options: VerifyOptions) -> Report:
 
 
 def _with_api(options: VerifyOptions) -> VerifyOptions:
-    if options.api:
-        return options
-    return VerifyOptions(options.timeout, options.keras, options.python, "2.3", options.seed,
-                         options.startup_timeout)
+    return options if options.api else dataclasses.replace(options, api="2.3")
 
 
 def _run(programs: List[Program], options: VerifyOptions, report: Report,
          equivalent: List[Tuple[int, int]]) -> Report:
     started = time.perf_counter()
-    python = str(options.python or sys.executable)
     api_results = {p.path: _api_check(p.path, options.api) for p in programs} if options.api else {}
-    for keras in options.keras:
-        session = Session(python, keras, options.seed, options.startup_timeout)
-        try:
-            reports = [_run_one(session, program, keras, options) for program in programs]
-        finally:
-            session.close()
-        report.workers.extend(session.started)
+    for runtime in options.runtimes:
+        jobs = [_job(program, options) for program in programs]
+        answers, workers = run_jobs(runtime.python, runtime.keras, jobs, options.seed,
+                                    options.timeout, options.startup_timeout, options.jobs)
+        report.workers.extend(dataclasses.replace(w, runtime=runtime.name) for w in workers)
+        reports = [_program_report(program, runtime, answer)
+                   for program, answer in zip(programs, answers)]
         for program, program_report in zip(programs, reports):
             if program.path in api_results:
                 program_report.checks.append(api_results[program.path])
@@ -127,30 +122,32 @@ def _run(programs: List[Program], options: VerifyOptions, report: Report,
         for program_report in reports:
             program_report.verdict, program_report.ok = judge(program_report)
         report.programs.extend(reports)
+    report.runtimes = [(r.name, r.label) for r in options.runtimes]
     report.wall_seconds = time.perf_counter() - started
     return report
 
 
-def _run_one(session: Session, program: Program, keras: str,
-             options: VerifyOptions) -> ProgramReport:
-    result = ProgramReport(program.label, program.role, keras, "ran", program.recipe,
-                           program.expected_failure)
-    job = {"path": str(program.path.resolve()), "mode": program.mode,
-           "seed": options.seed}
-    try:
-        answer = session.run(job, options.timeout)
-    except WorkerFailed as failure:
-        result.status, result.message = failure.status, failure.message
+def _job(program: Program, options: VerifyOptions) -> dict:
+    return {"path": str(program.path.resolve()), "mode": program.mode, "seed": options.seed}
+
+
+def _program_report(program: Program, runtime: Runtime, answer) -> ProgramReport:
+    """A worker's answer (or its WorkerFailed) as the program's report."""
+    result = ProgramReport(program.label, program.role, runtime.keras, "ran", program.recipe,
+                           program.expected_failure, runtime=runtime.name)
+    if isinstance(answer, WorkerFailed):
+        result.status, result.message = answer.status, answer.message
         return result
     result.checks = [Check.from_child(c) for c in answer["checks"]]
     if program.copy_of:  # point messages at the real file, not the temporary copy
+        copy = str(program.path.resolve())
         for check in result.checks:
             if check.error:
-                check.error = check.error.replace(job["path"], str(program.copy_of))
+                check.error = check.error.replace(copy, str(program.copy_of))
     result.elapsed = answer["elapsed"]
     result.outputs = answer.get("outputs")
     result.output_tail = answer.get("output_tail", "")
-    result.interpreter = session.started[-1].python
+    result.interpreter = answer["python"]
     return result
 
 
