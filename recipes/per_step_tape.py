@@ -49,6 +49,7 @@ from typing import List, Optional
 from migrate.recipe import Recipe, SourceFacts, propose
 from recipes import _scope as s
 from recipes._ast import import_table
+from recipes._fissix.cache import per_tree
 from recipes._pyast import method_calls, tapes
 
 _RANDOM = ("random", "uniform", "normal", "dropout", "shuffle")
@@ -176,31 +177,55 @@ def _hoist(tape: s.Tape, expr, found, taken: set) -> None:
         s.substitute(node, k, name)
 
 
-def _modify(node, capture, filename):
-    imports = import_table(node)
+# `tape.watch(...)`: the call where the watched expression is named
+PATTERN = "power< tape=NAME trailer< '.' 'watch' > trailer< '(' any ')' > >"
+
+
+def _facts(root) -> tuple:
+    imports = import_table(root)
     aliases = {"tf": imports.module_aliases("tensorflow"), "np": imports.module_aliases("numpy")}
-    for tape in s.tapes(node):
-        if not s.attached(tape.stmt, node):
+    return aliases, {id(tape.stmt): tape for tape in s.tapes(root)}
+
+
+def _tape_of(call, name: str, tapes) -> Optional[s.Tape]:
+    """The ``with ...GradientTape() as name:`` block around ``call``."""
+    node = call.parent
+    while node is not None:
+        tape = tapes.get(id(node))
+        if tape is not None and tape.name == name:
+            return tape
+        node = node.parent
+    return None
+
+
+def _modify(node, capture, filename):
+    aliases, tapes = per_tree(node, "per-step-tape", _facts)
+    tape = _tape_of(node, capture["tape"].value, tapes)
+    if tape is None:
+        return
+    call = s.split_call(node)
+    if call is None or len(call[1]) != 1:
+        return
+    elements = s.literal_elements(call[1][0])
+    for expr in [e for e in (elements if elements is not None else call[1]) if not s.is_name(e)]:
+        if not s.attached(expr, node):
             continue
-        for expr in [e for e in tape.watch_arguments() if not s.is_name(e)]:
-            if not s.attached(expr, node):
-                continue
-            found = _evaluations(tape, expr)
-            if len(found) < 2:
-                continue
-            taken = s.scope_names(s.scope_of(tape.stmt))
-            path = _stacked_path(expr, tape, aliases)
-            what = s.shown(expr)
-            if path is not None:
-                if propose(expr, f"each `{what}` is a new tensor: the tape watches one, the model reads "
-                                 "another and tape.gradient gets None; build the interpolated step "
-                                 "before the tape and watch, feed and differentiate it by name"):
-                    _rebuild_per_step(expr, path, taken)
-            elif _hoistable(expr, tape, aliases["tf"] | aliases["np"]):
-                if propose(expr, f"each `{what}` is a new tensor: the tape watches one and the code "
-                                 "reads another, so its gradient is None; bind it to one name before "
-                                 "the tape"):
-                    _hoist(tape, expr, found, taken)
+        found = _evaluations(tape, expr)
+        if len(found) < 2:
+            continue
+        taken = s.scope_names(s.scope_of(tape.stmt))
+        path = _stacked_path(expr, tape, aliases)
+        what = s.shown(expr)
+        if path is not None:
+            if propose(expr, f"each `{what}` is a new tensor: the tape watches one, the model reads "
+                             "another and tape.gradient gets None; build the interpolated step "
+                             "before the tape and watch, feed and differentiate it by name"):
+                _rebuild_per_step(expr, path, taken)
+        elif _hoistable(expr, tape, aliases["tf"] | aliases["np"]):
+            if propose(expr, f"each `{what}` is a new tensor: the tape watches one and the code "
+                             "reads another, so its gradient is None; bind it to one name before "
+                             "the tape"):
+                _hoist(tape, expr, found, taken)
 
 
 def _may_watch_an_expression(facts: SourceFacts) -> bool:
@@ -221,7 +246,7 @@ RECIPE = Recipe(
     id="per-step-tape",
     summary="tape.watch(path[i]) on a re-evaluated expression -> one per-step tensor bound to a name",
     safety="safe",
-    query=lambda q: q.select("file_input< any* >").modify(_modify),
+    query=lambda q: q.select(PATTERN).modify(_modify),
     tokens=(".watch(",),
     precheck=_may_watch_an_expression,
     before_fails="none-gradient",

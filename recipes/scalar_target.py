@@ -57,6 +57,7 @@ from fissix.pgen2 import token
 
 from migrate.recipe import Recipe, SourceFacts, option, propose
 from recipes import _scope as s
+from recipes._fissix.cache import per_tree
 from recipes._pyast import method_calls, tapes
 
 _MODEL_LIKE = re.compile(r"^(model|net|classifier|\w+_model)$")
@@ -159,30 +160,34 @@ def _weights_outputs(arguments) -> bool:
                for arg in arguments)
 
 
-def _modify(node, capture, filename):
-    classes = model_classes(node)
+# `tape.gradient(target, sources, ...)`
+PATTERN = "power< tape=NAME trailer< '.' 'gradient' > trailer< '(' arglist ')' > >"
+
+
+def _facts(root) -> tuple:
+    return model_classes(root), {id(tape.stmt): tape for tape in s.tapes(root)}
+
+
+def _modify(call_node, capture, filename):
+    classes, tapes = per_tree(call_node, "scalar-target", _facts)
+    call = s.split_call(call_node)
+    if not call or len(call[1]) < 2 or _weights_outputs(call[1]):
+        return
+    tape = tapes.get(id(s.binder(capture["tape"].value, call_node)))
+    if tape is None:
+        return
+    watched = [s.code(e) for e in tape.watch_arguments()]
+    sources = s.literal_elements(call[1][1]) or [call[1][1]]
+    if not any(s.code(src) in watched for src in sources):
+        return
+    value = _target_value(call[1][0], call_node, watched, classes)
+    if value is None:
+        return
     index = int(option("target_index", 0))
-    tapes = {id(tape.stmt): tape for tape in s.tapes(node)}
-    for call_node in list(node.pre_order()):
-        call = s.split_call(call_node) if call_node.type == s.syms.power else None
-        if not call or len(call[1]) < 2 or not call[0].endswith(".gradient") or call[0].count(".") != 1:
-            continue
-        if _weights_outputs(call[1]):
-            continue
-        tape = tapes.get(id(s.binder(call[0].split(".")[0], call_node)))
-        if tape is None:
-            continue
-        watched = [s.code(e) for e in tape.watch_arguments()]
-        sources = s.literal_elements(call[1][1]) or [call[1][1]]
-        if not any(s.code(src) in watched for src in sources):
-            continue
-        value = _target_value(call[1][0], call_node, watched, classes)
-        if value is None:
-            continue
-        if propose(value, f"tape.gradient of the whole output of `{s.shown(value)}` differentiates the "
-                          "sum of all its outputs (every class mixed), not one target; select the "
-                          f"target output [:, {index}] (--target-index)", safety="unsafe"):
-            value.append_child(s.parse_expression(f"x[:, {index}]").children[-1].clone())
+    if propose(value, f"tape.gradient of the whole output of `{s.shown(value)}` differentiates the "
+                      "sum of all its outputs (every class mixed), not one target; select the "
+                      f"target output [:, {index}] (--target-index)", safety="unsafe"):
+        value.append_child(s.parse_expression(f"x[:, {index}]").children[-1].clone())
 
 
 def _may_differentiate_a_watched_input(facts: SourceFacts) -> bool:
@@ -201,7 +206,7 @@ RECIPE = Recipe(
     id="scalar-target",
     summary="tape.gradient(model(x), x) on a non-scalar output -> select the target output",
     safety="unsafe",
-    query=lambda q: q.select("file_input< any* >").modify(_modify),
+    query=lambda q: q.select(PATTERN).modify(_modify),
     tokens=(".gradient(",),
     precheck=_may_differentiate_a_watched_input,
     before_fails="completeness",

@@ -86,31 +86,34 @@ def _bound_before(name: str, stmt) -> bool:
     return False
 
 
+# `name_N = expression`, alone on its line
+PATTERN = "simple_stmt< expr_stmt< target=NAME '=' value=any > any >"
+
+
+def _numbered_target(node, capture, filename) -> bool:
+    return _split(capture["target"].value) is not None
+
+
 def _modify(node, capture, filename):
-    for stmt in list(node.pre_order()):
-        if stmt.type != s.syms.simple_stmt:
-            continue
-        pair = s.simple_assignment(stmt)
-        if not pair or not s.is_name(pair[0]) or not _split(pair[0].value):
-            continue
-        stem, suffix = _split(pair[0].value)
-        operands = arithmetic_operands(pair[1])
-        numbered = {leaf.value: _split(leaf.value) for leaf in operands if _split(leaf.value)}
-        same = [n for n, (_, k) in numbered.items() if k == suffix]
-        odd = [n for n, (_, k) in numbered.items() if k != suffix]
-        if len(odd) != 1 or not same:
-            continue
-        odd_stem = numbered[odd[0]][0]
-        sibling = f"{odd_stem}_{suffix}"
-        if odd_stem == stem or not _bound_before(sibling, stmt):
-            continue
-        if propose(stmt.children[0], f"`{odd[0]}` in the assignment to `{pair[0].value}`: every other "
-                                     f"operand has the suffix _{suffix} and `{sibling}` exists; this uses "
-                                     f"the other input's data", safety="unsafe"):
-            for leaf in operands:
-                if leaf.value == odd[0]:
-                    leaf.value = sibling
-                    leaf.changed()
+    target, value = capture["target"], capture["value"]
+    stem, suffix = _split(target.value)
+    operands = arithmetic_operands(value)
+    numbered = {leaf.value: _split(leaf.value) for leaf in operands if _split(leaf.value)}
+    same = [n for n, (_, k) in numbered.items() if k == suffix]
+    odd = [n for n, (_, k) in numbered.items() if k != suffix]
+    if len(odd) != 1 or not same:
+        return
+    odd_stem = numbered[odd[0]][0]
+    sibling = f"{odd_stem}_{suffix}"
+    if odd_stem == stem or not _bound_before(sibling, node):
+        return
+    if propose(node.children[0], f"`{odd[0]}` in the assignment to `{target.value}`: every other "
+                                 f"operand has the suffix _{suffix} and `{sibling}` exists; this uses "
+                                 f"the other input's data", safety="unsafe"):
+        for leaf in operands:
+            if leaf.value == odd[0]:
+                leaf.value = sibling
+                leaf.changed()
 
 
 def _may_mix_suffixes(facts: SourceFacts) -> bool:
@@ -131,7 +134,7 @@ RECIPE = Recipe(
     id="suffix-mixup",
     summary="x_2 = (inputs_2 - baseline_2) * avg_gradients_1 -> use avg_gradients_2",
     safety="unsafe",
-    query=lambda q: q.select("file_input< any* >").modify(_modify),
+    query=lambda q: q.select(PATTERN).filter(_numbered_target).modify(_modify),
     tokens=tuple(f"_{digit}{eq}" for digit in range(10) for eq in (" =", "=")),
     precheck=_may_mix_suffixes,
     before_fails="completeness",

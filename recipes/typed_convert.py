@@ -50,6 +50,7 @@ from migrate.recipe import Recipe, SourceFacts, propose
 from recipes._pyast import assigned_names, declarations, dotted, may_import
 from recipes import _scope as s
 from recipes._ast import import_table
+from recipes._fissix.cache import per_tree
 
 _FLOAT_DTYPES = {"float16", "float32", "float64", "bfloat16", "half", "double"}
 _NUMPY_METHODS = {"to_numpy", "astype"}
@@ -188,20 +189,31 @@ def _typed(value, dtype, tf_name: str):
     return new
 
 
-def _fold_nested(tree, ctx: _Context) -> None:
-    for node in list(tree.pre_order()):
-        if not s.attached(node, tree):
-            continue  # inside a call an earlier fold replaced
-        cast = _cast_call(node, ctx)
-        if not cast:
-            continue
-        inner, dtype = cast
-        value = _convert_call(inner, ctx)
-        if value is None:
-            continue
-        at = s.enclosing_statement(node)
-        if not _decide(node, value, dtype, at, ctx):
-            continue
+def _context(node) -> _Context:
+    return per_tree(node, "typed-convert", _Context)
+
+
+def _imports_tensorflow(node, capture, filename) -> bool:
+    return bool(_context(node).tf)
+
+
+# `tf.cast(tf.convert_to_tensor(a), D)`: any call whose last attribute is `cast`
+NESTED = "power< any+ trailer< '.' 'cast' > trailer< '(' any* ')' > >"
+# `x = tf.convert_to_tensor(a)` alone on its line, folded with a later `x = tf.cast(x, D)`
+PAIR = "simple_stmt< expr_stmt< NAME '=' power< any+ trailer< '.' 'convert_to_tensor' > trailer< '(' any* ')' > > > any >"
+
+
+def _fold_nested(node, capture, filename) -> None:
+    ctx = _context(node)
+    cast = _cast_call(node, ctx)
+    if not cast:
+        return
+    inner, dtype = cast
+    value = _convert_call(inner, ctx)
+    if value is None:
+        return
+    at = s.enclosing_statement(node)
+    if _decide(node, value, dtype, at, ctx):
         s.replace_with(node, _typed(value, dtype, s.dotted(inner.children[0]) or "tf"))
 
 
@@ -216,39 +228,28 @@ def _cast_of(stmt, name: str, ctx: _Context):
     return cast[1]
 
 
-def _fold_pairs(tree, ctx: _Context) -> None:
-    for block in list(s.blocks(tree)):
-        body = s.statements(block)
-        for i, stmt in enumerate(body):
-            name = s.assigned_name(stmt)
-            value = _convert_call(s.simple_assignment(stmt)[1], ctx) if name else None
-            if value is None:
-                continue
-            dtype = None
-            for later in body[i + 1:]:
-                dtype = _cast_of(later, name, ctx)
-                if dtype is not None:
-                    break
-                if s.reads(later, name) or name in s.bound_names(later):
-                    break
-            if dtype is None:
-                continue
-            if not _decide(stmt.children[0], value, dtype, stmt, ctx):
-                continue
-            convert = s.simple_assignment(stmt)[1]
-            tf_name = s.dotted(convert.children[0]) or "tf"
-            s.replace_with(convert, _typed(value, dtype, tf_name))
-            s.move_leading_comments(later, stmt)
-            s.move_trailing_comment(later, stmt)
-            s.remove_statement(later)
-
-
-def _modify(node, capture, filename):
-    ctx = _Context(node)
-    if not ctx.tf:
+def _fold_pair(stmt, capture, filename) -> None:
+    ctx = _context(stmt)
+    name = s.assigned_name(stmt)
+    value = _convert_call(s.simple_assignment(stmt)[1], ctx)
+    if value is None:
         return
-    _fold_pairs(node, ctx)
-    _fold_nested(node, ctx)
+    body = s.statements(stmt.parent)
+    dtype = None
+    for later in body[body.index(stmt) + 1:]:
+        dtype = _cast_of(later, name, ctx)
+        if dtype is not None:
+            break
+        if s.reads(later, name) or name in s.bound_names(later):
+            return
+    if dtype is None or not _decide(stmt.children[0], value, dtype, stmt, ctx):
+        return
+    convert = s.simple_assignment(stmt)[1]
+    tf_name = s.dotted(convert.children[0]) or "tf"
+    s.replace_with(convert, _typed(value, dtype, tf_name))
+    s.move_leading_comments(later, stmt)
+    s.move_trailing_comment(later, stmt)
+    s.remove_statement(later)
 
 
 def _may_cast_a_conversion(facts: SourceFacts) -> bool:
@@ -282,7 +283,8 @@ RECIPE = Recipe(
     id="typed-convert",
     summary="tf.convert_to_tensor(a) then tf.cast(.., D) -> tf.convert_to_tensor(a, dtype=D)",
     safety="safe",
-    query=lambda q: q.select("file_input< any* >").modify(_modify),
+    query=lambda q: (q.select(PAIR).filter(_imports_tensorflow).modify(_fold_pair)
+                     .select(NESTED).filter(_imports_tensorflow).modify(_fold_nested)),
     tokens=("convert_to_tensor",),
     precheck=_may_cast_a_conversion,
     before_fails=None,

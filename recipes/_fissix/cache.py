@@ -1,0 +1,32 @@
+"""Facts about a whole module, computed once per tree and shared by every
+match of every recipe in a pass (the import table, the model classes): a
+pattern's filter runs once per candidate node, and recomputing a module-wide
+fact there would make a pass quadratic in the file's size.
+
+The engine calls `forget` once a pass has mutated the tree."""
+
+from __future__ import annotations
+
+from typing import Callable, TypeVar
+
+T = TypeVar("T")
+_ATTRIBUTE = "_tf_migrate_facts"
+
+
+def root_of(node):
+    while node.parent is not None:
+        node = node.parent
+    return node
+
+
+def per_tree(node, name: str, build: Callable[[object], T]) -> T:
+    """``build(root)`` for the tree of ``node``, computed once per tree."""
+    root = root_of(node)
+    facts = root.__dict__.setdefault(_ATTRIBUTE, {})
+    if name not in facts:
+        facts[name] = build(root)
+    return facts[name]
+
+
+def forget(root) -> None:
+    root.__dict__.pop(_ATTRIBUTE, None)
