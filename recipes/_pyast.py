@@ -67,7 +67,7 @@ def _module_pattern(modules: tuple) -> Pattern:
 class Declarations:
     """What the file's ``import`` statements bind and the bases of its
     classes (of every class of a name, merged). Built from the ``ast`` here
-    and from the fissix tree by ``recipes._ast.import_table``, which must
+    and from the fissix tree by ``recipes._fissix.import_table``, which must
     never answer more than this one."""
 
     aliases: Dict[str, Set[str]] = field(default_factory=dict)

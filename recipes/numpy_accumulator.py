@@ -69,13 +69,12 @@ from typing import Dict, List, Optional, Set
 from fissix.pgen2 import token
 
 from migrate.recipe import Recipe, SourceFacts, propose
-from recipes._fissix.cache import per_tree, root_of
 from recipes._pyast import Declarations, assigned_names, declarations, dotted, may_import
-from recipes._ast import (
+from recipes._fissix import (
     add_import, bindings, call_parts, contains, dotted_name, enclosing, import_table,
-    insert_after, is_call, is_full_slice, is_name, is_sole_statement_on_line,
-    name_reads, parse_expression, sequence_items, source,
-    start, statement_of, subscript_parts, syms,
+    insert_after, is_call, is_full_slice, is_name, is_sole_statement_on_line, name_reads,
+    parse_expression, per_tree, find_root, sequence_items, source, start, statement_of,
+    subscript_parts, syms,
 )
 
 FACTORIES = ("zeros", "empty", "zeros_like", "ones")
@@ -496,7 +495,7 @@ def _rewrite_function(function, module: _Module) -> None:
     for buffer in reversed(fixes):  # each insert goes right after its loop
         _stack_after_loop(buffer, tf or "tf")
     if fixes and tf is None:
-        add_import(root_of(function), "import tensorflow as tf")
+        add_import(find_root(function), "import tensorflow as tf")
         module.tf = "tf"
 
 

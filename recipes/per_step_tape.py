@@ -47,9 +47,7 @@ import ast
 from typing import List, Optional
 
 from migrate.recipe import Recipe, SourceFacts, propose
-from recipes import _scope as s
-from recipes._ast import import_table
-from recipes._fissix.cache import per_tree
+from recipes import _fissix as s
 from recipes._pyast import method_calls, tapes
 
 _RANDOM = ("random", "uniform", "normal", "dropout", "shuffle")
@@ -73,15 +71,15 @@ def _evaluations(tape: s.Tape, expr) -> List:
 def _hoistable(expr, tape: s.Tape, aliases) -> bool:
     """Re-evaluating ``expr`` gives a new tensor each time, and evaluating it
     once before the tape gives the same value."""
-    if s.dotted(expr) is not None:
+    if s.dotted_name(expr) is not None:
         return False  # a variable or attribute is the same object every time
     for node in expr.pre_order():
         if node.type in (s.syms.lambdef, s.syms.comp_for):
             return False
         if node.type == s.syms.trailer and node.children[0].value == "(":
             callee = node.parent.children[:node.parent.children.index(node)]
-            name = s.dotted(callee[0]) if len(callee) == 1 else \
-                s.dotted(s.Node(s.syms.power, [c.clone() for c in callee]))
+            name = s.dotted_name(callee[0]) if len(callee) == 1 else \
+                s.dotted_name(s.Node(s.syms.power, [c.clone() for c in callee]))
             if not name or name.split(".")[0] not in aliases or any(r in name for r in _RANDOM):
                 return False
     return not (_free_names(expr) & s.bound_names(tape.body))
@@ -133,7 +131,7 @@ def _stacked_path(expr, tape: s.Tape, aliases) -> Optional[_Path]:
     if any(needed & s.bound_names(b) for b in between):
         return None
     uses = [leaf for leaf in s.name_leaves(s.scope_of(loop)) if leaf.value == path
-            and not s.attached(leaf, stmt)]
+            and not s.contains(stmt, leaf)]
     inside = {id(node) for node, _ in s.occurrences(loop, expr)}
     if not all(id(leaf.parent) in inside for leaf in uses):
         return None
@@ -158,7 +156,7 @@ def _rebuild_per_step(expr, path: _Path, taken: set) -> None:
             s.replace_with(leaf, s.parse_expression(f"{alphas}[{path.index}]"))
     found = s.occurrences(path.loop.children[-1], expr)
     body = s.statements(path.loop.children[-1])
-    first = next(stmt for stmt in body if any(s.attached(node, stmt) for node, _ in found))
+    first = next(stmt for stmt in body if any(s.contains(stmt, node) for node, _ in found))
     s.insert_before(first, s.fill(f"{step} = __elt__", elt=elt))
     for node, k in found:
         s.substitute(node, k, step)
@@ -182,7 +180,7 @@ PATTERN = "power< tape=NAME trailer< '.' 'watch' > trailer< '(' any ')' > >"
 
 
 def _facts(root) -> tuple:
-    imports = import_table(root)
+    imports = s.import_table(root)
     aliases = {"tf": imports.module_aliases("tensorflow"), "np": imports.module_aliases("numpy")}
     return aliases, {id(tape.stmt): tape for tape in s.tapes(root)}
 
@@ -199,7 +197,7 @@ def _tape_of(call, name: str, tapes) -> Optional[s.Tape]:
 
 
 def _modify(node, capture, filename):
-    aliases, tapes = per_tree(node, "per-step-tape", _facts)
+    aliases, tapes = s.per_tree(node, "per-step-tape", _facts)
     tape = _tape_of(node, capture["tape"].value, tapes)
     if tape is None:
         return
@@ -208,7 +206,7 @@ def _modify(node, capture, filename):
         return
     elements = s.literal_elements(call[1][0])
     for expr in [e for e in (elements if elements is not None else call[1]) if not s.is_name(e)]:
-        if not s.attached(expr, node):
+        if not s.contains(node, expr):
             continue
         found = _evaluations(tape, expr)
         if len(found) < 2:

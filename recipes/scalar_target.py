@@ -56,8 +56,7 @@ from typing import List, Optional, Set
 from fissix.pgen2 import token
 
 from migrate.recipe import Recipe, SourceFacts, option, propose
-from recipes import _scope as s
-from recipes._fissix.cache import per_tree
+from recipes import _fissix as s
 from recipes._pyast import method_calls, tapes
 
 _MODEL_LIKE = re.compile(r"^(model|net|classifier|\w+_model)$")
@@ -74,7 +73,7 @@ def _bases(classdef) -> List[str]:
     arguments = kids[3]
     items = [c for c in arguments.children if c.type != token.COMMA] \
         if arguments.type == s.syms.arglist else [arguments]
-    names = (s.dotted(item) for item in items if s.keyword_arg(item) is None)
+    names = (s.dotted_name(item) for item in items if s.keyword_arg(item) is None)
     return [name.split(".")[-1] for name in names if name]
 
 
@@ -106,7 +105,7 @@ def _self_attribute_is_model(attr: str, at, classes: Set[str]) -> bool:
         return False
     for stmt in owner.pre_order():
         pair = s.simple_assignment(stmt) if stmt.type == s.syms.simple_stmt else None
-        if pair and s.dotted(pair[0]) == f"self.{attr}" and _builds_model(pair[1], classes):
+        if pair and s.dotted_name(pair[0]) == f"self.{attr}" and _builds_model(pair[1], classes):
             return True
     return False
 
@@ -169,7 +168,7 @@ def _facts(root) -> tuple:
 
 
 def _modify(call_node, capture, filename):
-    classes, tapes = per_tree(call_node, "scalar-target", _facts)
+    classes, tapes = s.per_tree(call_node, "scalar-target", _facts)
     call = s.split_call(call_node)
     if not call or len(call[1]) < 2 or _weights_outputs(call[1]):
         return

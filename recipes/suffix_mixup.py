@@ -46,7 +46,7 @@ from typing import List, Optional, Tuple
 from fissix.pytree import Leaf
 
 from migrate.recipe import Recipe, SourceFacts, propose
-from recipes import _scope as s
+from recipes import _fissix as s
 
 _SUFFIX = re.compile(r"^(?P<stem>[A-Za-z_]\w*?)_(?P<n>\d+)$")
 _ARITHMETIC = {s.syms.arith_expr, s.syms.term}
@@ -81,7 +81,7 @@ def _bound_before(name: str, stmt) -> bool:
         if other is stmt:
             return False
         if other.parent is not None and s.is_block(other.parent) and s.scope_of(other) is scope \
-                and not s.attached(stmt, other) and name in s.bound_names(other):
+                and not s.contains(other, stmt) and name in s.bound_names(other):
             return True
     return False
 

@@ -48,9 +48,7 @@ from fissix.pgen2 import token
 
 from migrate.recipe import Recipe, SourceFacts, propose
 from recipes._pyast import assigned_names, declarations, dotted, may_import
-from recipes import _scope as s
-from recipes._ast import import_table
-from recipes._fissix.cache import per_tree
+from recipes import _fissix as s
 
 _FLOAT_DTYPES = {"float16", "float32", "float64", "bfloat16", "half", "double"}
 _NUMPY_METHODS = {"to_numpy", "astype"}
@@ -62,7 +60,7 @@ class _Context:
     """What a file's analysis needs: the module aliases it can trust."""
 
     def __init__(self, tree):
-        imports = import_table(tree)
+        imports = s.import_table(tree)
         self.tf = imports.module_aliases("tensorflow")
         self.np = imports.module_aliases("numpy")
 
@@ -70,7 +68,7 @@ class _Context:
 def _is_float_dtype(node, ctx: _Context) -> bool:
     if node.type == token.STRING:
         return node.value.strip("'\"") in _FLOAT_DTYPES
-    name = s.dotted(node)
+    name = s.dotted_name(node)
     if not name or "." not in name:
         return False
     return name.split(".")[0] in ctx.tf | ctx.np and name.rsplit(".", 1)[1] in _FLOAT_DTYPES
@@ -190,7 +188,7 @@ def _typed(value, dtype, tf_name: str):
 
 
 def _context(node) -> _Context:
-    return per_tree(node, "typed-convert", _Context)
+    return s.per_tree(node, "typed-convert", _Context)
 
 
 def _imports_tensorflow(node, capture, filename) -> bool:
@@ -214,7 +212,7 @@ def _fold_nested(node, capture, filename) -> None:
         return
     at = s.enclosing_statement(node)
     if _decide(node, value, dtype, at, ctx):
-        s.replace_with(node, _typed(value, dtype, s.dotted(inner.children[0]) or "tf"))
+        s.replace_with(node, _typed(value, dtype, s.dotted_name(inner.children[0]) or "tf"))
 
 
 def _cast_of(stmt, name: str, ctx: _Context):
@@ -245,7 +243,7 @@ def _fold_pair(stmt, capture, filename) -> None:
     if dtype is None or not _decide(stmt.children[0], value, dtype, stmt, ctx):
         return
     convert = s.simple_assignment(stmt)[1]
-    tf_name = s.dotted(convert.children[0]) or "tf"
+    tf_name = s.dotted_name(convert.children[0]) or "tf"
     s.replace_with(convert, _typed(value, dtype, tf_name))
     s.move_leading_comments(later, stmt)
     s.move_trailing_comment(later, stmt)

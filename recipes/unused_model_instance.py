@@ -43,10 +43,9 @@ from fissix.pgen2 import token
 
 from migrate.recipe import Recipe, SourceFacts, propose
 from recipes._pyast import Declarations, assigned_names, declarations, dotted, may_import
-from recipes._fissix.cache import per_tree, root_of
-from recipes._ast import (
-    call_parts, dotted_name, enclosing, following_leaf, import_table, is_call,
-    is_name, name_reads, remove_statement, single_assignment, syms,
+from recipes._fissix import (
+    call_parts, dotted_name, enclosing, following_leaf, import_table, is_call, is_name,
+    name_reads, per_tree, remove_statement, find_root, single_assignment, syms,
 )
 
 KERAS_MODULES = ("tensorflow.keras", "keras", "tf_keras")
@@ -153,7 +152,7 @@ def _unused_instance(node, capture, filename):
     scope = enclosing(node, syms.funcdef, syms.classdef)
     if scope is not None and scope.type == syms.classdef:
         return None
-    scope = scope if scope is not None else root_of(node)
+    scope = scope if scope is not None else find_root(node)
     if any(leaf is not target for leaf in name_reads(scope, target.value)):
         return None
     calls_inside = any(is_call(n) for n in value.children[-1].pre_order())

@@ -59,11 +59,10 @@ from typing import Dict, List, Optional, Set
 from fissix.pgen2 import token
 
 from migrate.recipe import Recipe, SourceFacts, propose
-from recipes._fissix.cache import per_tree
-from recipes._ast import (
-    bindings, enclosing, call_parts, contains, import_table, is_name, is_sole_statement_on_line, name_reads,
-    remove_statement, replace_statement, sequence_items, single_assignment, source, start,
-    statement_of, subscript_parts, syms,
+from recipes._fissix import (
+    bindings, call_parts, contains, enclosing, import_table, is_name, is_sole_statement_on_line,
+    name_reads, per_tree, remove_statement, replace_statement, sequence_items,
+    single_assignment, source, start, statement_of, subscript_parts, syms,
 )
 from recipes._pyast import declarations, dotted, may_import
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 from migrate import engine, traversal
@@ -9,7 +11,7 @@ from migrate.engine import Options, apply_edits, transform
 from migrate.registry import all_recipes
 from migrate.result import Status
 
-from fixture_cases import FIXTURES, all_cases
+from fixture_cases import FIXTURES, ROOT, all_cases
 from toy_recipes import BROKEN, CRASH, RENAME, RISKY
 
 SOURCE = "import x\n\ny = old_api(1)  # keep me\nz = risky(2)\n"
@@ -87,27 +89,11 @@ def test_output_is_a_fixpoint():
     assert twice.status is Status.UNCHANGED and twice.output == once
 
 
-# every recipe's candidate, no recipe's finding (as in benchmarks/bench_check.py)
-EVERY_RECIPE = '''\
-import numpy as np
-import tensorflow as tf
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from bench_check import CANDIDATE_TAIL  # noqa: E402 (every recipe's candidate, no recipe's finding)
 
-
-def candidate(x, n):
-    buf = np.zeros(n)
-    buf[0] = 0.0
-    layer = tf.keras.layers.Dense(1); n += 1
-    c = tf.convert_to_tensor(x)
-    print(c)
-    d = tf.cast(c, tf.float32)
-    arr = tf.TensorArray(tf.float32, size=n)
-    for i in range(n):
-        arr = arr.write(i, d)
-    with tf.GradientTape() as tape:
-        tape.watch(x[0])
-        y = d * 2
-    return tape.gradient(y, x), arr
-'''
+SUFFIXED = "    b_2 = y + x_1\n"  # the line that makes suffix-mixup a candidate
+EVERY_RECIPE = CANDIDATE_TAIL.replace(SUFFIXED, "")
 
 
 @pytest.fixture
@@ -151,8 +137,8 @@ def test_every_recipe_runs_in_one_traversal_of_one_parse(counted, isolated):
 def test_a_pattern_without_a_name_literal_adds_one_node_walk(counted):
     """suffix-mixup's `name_N = ...` has no name the bottom matcher could
     climb from: fissix walks the nodes for it, in the same traversal call."""
-    source = EVERY_RECIPE + "b_2 = y_2 + x_1\n"
-    result = transform(source, "every.py", Options(tuple(all_recipes().values())))
+    assert SUFFIXED in CANDIDATE_TAIL
+    result = transform(CANDIDATE_TAIL, "every.py", Options(tuple(all_recipes().values())))
     assert not result.diagnostics
     assert counted == {"parse": 1, "refactor_tree": 1, "bottom matcher": 1, "node walk": 1}
 
@@ -188,3 +174,10 @@ def test_bottom_matcher_finds_every_node_a_full_traversal_matches():
                 assert expected <= found, (case.id, recipe.id)
                 compared += len(expected)
     assert compared > 50
+
+
+@pytest.mark.parametrize("source", ["print 'hello'\n", "def f(:\n    pass\n", "x = (1,\n"])
+def test_text_cpython_cannot_parse_is_skipped_whatever_the_prefilter_says(source):
+    """No recipe's token occurs here, yet the file is no Python: skipped, with the line."""
+    result = transform(source, "bad.py", Options((RENAME,)))
+    assert result.status is Status.SKIPPED and "line 1" in result.reason, result.reason

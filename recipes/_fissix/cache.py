@@ -9,19 +9,15 @@ from __future__ import annotations
 
 from typing import Callable, TypeVar
 
+from fissix.fixer_util import find_root
+
 T = TypeVar("T")
 _ATTRIBUTE = "_tf_migrate_facts"
 
 
-def root_of(node):
-    while node.parent is not None:
-        node = node.parent
-    return node
-
-
 def per_tree(node, name: str, build: Callable[[object], T]) -> T:
     """``build(root)`` for the tree of ``node``, computed once per tree."""
-    root = root_of(node)
+    root = find_root(node)
     facts = root.__dict__.setdefault(_ATTRIBUTE, {})
     if name not in facts:
         facts[name] = build(root)
