@@ -150,7 +150,7 @@ def _transform(source: str, path: str, options: Options) -> SourceResult:
     except _Unparsable as err:
         return SourceResult(path, Status.SKIPPED, source, source, reason=str(err))
 
-    final = _Fixpoint(path, options, result, prechecks).run(text, tree, candidates)
+    final = _Fixpoint(path, options, result).run(text, tree, candidates)
     if not options.isolated:
         result.output = final if had_newline else final[:-1]
     if result.errors:
@@ -192,8 +192,8 @@ class _Fixpoint:
     by every recipe that still wants the text; a changed text is re-parsed
     once (that parse is the next pass's tree and the check that it parses)."""
 
-    def __init__(self, path: str, options: Options, result: SourceResult, prechecks: _Prechecks):
-        self.path, self.options, self.result, self.prechecks = path, options, result, prechecks
+    def __init__(self, path: str, options: Options, result: SourceResult):
+        self.path, self.options, self.result = path, options, result
         self.seen: set = set()
         self.applied: List[str] = []  # recipes whose fixes earlier passes applied, in order
         self.history: List[List[Edit]] = []  # each changed pass's edits, oldest first
@@ -213,7 +213,9 @@ class _Fixpoint:
             applied = [p.recipe for p in outcome.state.proposals() if p.applied]
             self.applied = list(dict.fromkeys(self.applied + applied))
             text, tree = outcome.text, outcome.tree or parse(outcome.text)
-            recipes = [r for r in self.options.recipes if wants(r, text, self.prechecks)]
+            # the text is parsed already: only the token prefilter is worth asking
+            # (a fix may bring in another recipe's tokens: a TensorArray loop to batch)
+            recipes = [r for r in self.options.recipes if prefilter.matcher(r.tokens)(text)]
             if not recipes:
                 return text
         self.result.errors.append(f"{self.path}: recipes did not converge after {MAX_PASSES} passes")

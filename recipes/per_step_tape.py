@@ -48,7 +48,7 @@ from typing import List, Optional
 
 from migrate.recipe import Recipe, SourceFacts, propose
 from recipes import _fissix as s
-from recipes._pyast import method_calls, tapes
+from recipes._pyast import method_calls, source_segment, tapes
 
 _RANDOM = ("random", "uniform", "normal", "dropout", "shuffle")
 
@@ -182,7 +182,7 @@ PATTERN = "power< tape=NAME trailer< '.' 'watch' > trailer< '(' any ')' > >"
 def _facts(root) -> tuple:
     imports = s.import_table(root)
     aliases = {"tf": imports.module_aliases("tensorflow"), "np": imports.module_aliases("numpy")}
-    return aliases, {id(tape.stmt): tape for tape in s.tapes(root)}
+    return aliases, s.per_tree(root, "tapes", s.tapes_by_statement)
 
 
 def _tape_of(call, name: str, tapes) -> Optional[s.Tape]:
@@ -235,7 +235,7 @@ def _may_watch_an_expression(facts: SourceFacts) -> bool:
             items = [item for arg in call.args
                      for item in (arg.elts if isinstance(arg, (ast.List, ast.Tuple)) else [arg])]
             if not all(isinstance(item, ast.Name) for item in items + call.keywords) \
-                    or ast.get_source_segment(facts.text, call).count("(") > 1:
+                    or source_segment(facts, call).count("(") > 1:
                 return True
     return False
 

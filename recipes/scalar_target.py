@@ -79,8 +79,7 @@ def _bases(classdef) -> List[str]:
 
 def model_classes(tree) -> Set[str]:
     """Names of the classes of this file that subclass Model/Sequential (directly or not)."""
-    bases = {node.children[1].value: set(_bases(node)) for node in tree.pre_order()
-             if node.type == s.syms.classdef}
+    bases = {node.children[1].value: set(_bases(node)) for node in s.nodes_of_type(tree, s.syms.classdef)}
     found: Set[str] = set()
     while True:
         more = {name for name, parents in bases.items() if parents & (_MODEL_CLASSES | found)} - found
@@ -164,7 +163,7 @@ PATTERN = "power< tape=NAME trailer< '.' 'gradient' > trailer< '(' arglist ')' >
 
 
 def _facts(root) -> tuple:
-    return model_classes(root), {id(tape.stmt): tape for tape in s.tapes(root)}
+    return model_classes(root), s.per_tree(root, "tapes", s.tapes_by_statement)
 
 
 def _modify(call_node, capture, filename):

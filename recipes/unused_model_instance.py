@@ -45,7 +45,7 @@ from migrate.recipe import Recipe, SourceFacts, propose
 from recipes._pyast import Declarations, assigned_names, declarations, dotted, may_import
 from recipes._fissix import (
     call_parts, dotted_name, enclosing, following_leaf, import_table, is_call, is_name,
-    name_reads, per_tree, remove_statement, find_root, single_assignment, syms,
+    name_reads, nodes_of_type, per_tree, remove_statement, find_root, single_assignment, syms,
 )
 
 KERAS_MODULES = ("tensorflow.keras", "keras", "tf_keras")
@@ -112,8 +112,8 @@ class KerasNames:
 
 def _class_bases(root) -> Dict[str, List[Optional[str]]]:
     bases: Dict[str, List[Optional[str]]] = {}
-    for node in root.pre_order():
-        if node.type == syms.classdef and len(node.children) > 3 and node.children[2].type == token.LPAR:
+    for node in nodes_of_type(root, syms.classdef):
+        if len(node.children) > 3 and node.children[2].type == token.LPAR:
             items = node.children[3]
             items = items.children if items.type == syms.arglist else [items]
             bases.setdefault(node.children[1].value, []).extend(
@@ -123,7 +123,7 @@ def _class_bases(root) -> Dict[str, List[Optional[str]]]:
 
 def _exported(root) -> Set[str]:
     names = set()
-    for node in root.pre_order():
+    for node in nodes_of_type(root, syms.expr_stmt):
         parts = single_assignment(node)
         if parts and is_name(parts[0], "__all__"):
             names |= {leaf.value.strip("'\"") for leaf in parts[1].leaves() if leaf.type == token.STRING}

@@ -21,11 +21,11 @@ from recipes._fissix.scope import (  # noqa: F401 (the package's API)
     dotted_name_text, enclosing, enclosing_function, enclosing_statement, fresh_name,
     import_statements, import_table, is_block, is_sole_statement_on_line, reaching_value, reads,
     scope_names, scope_nodes, scope_of, simple_assignment, single_assignment, statement_of,
-    statements, tapes,
+    statements, tapes, tapes_by_statement,
 )
 from recipes._fissix.edits import (  # noqa: F401 (the package's API)
     add_import, fill, indent_of, insert_after, insert_before, move_leading_comments,
     move_trailing_comment, occurrences, parse_expression, parse_statement, remove_statement,
     replace_statement, replace_with, statements_from_source, substitute,
 )
-from recipes._fissix.cache import per_tree  # noqa: F401
+from recipes._fissix.cache import nodes_of_type, per_tree  # noqa: F401

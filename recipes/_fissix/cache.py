@@ -26,3 +26,19 @@ def per_tree(node, name: str, build: Callable[[object], T]) -> T:
 
 def forget(root) -> None:
     root.__dict__.pop(_ATTRIBUTE, None)
+
+
+def nodes_of_type(node, kind: int) -> list:
+    """Every node of type ``kind`` in the tree of ``node``, in source order,
+    from one walk of the tree shared by every recipe in the pass."""
+    return per_tree(node, "nodes by type", _index).get(kind, [])
+
+
+def _index(root) -> dict:
+    index: dict = {}
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        index.setdefault(node.type, []).append(node)
+        stack.extend(reversed(node.children))
+    return index

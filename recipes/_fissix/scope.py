@@ -12,6 +12,7 @@ from fissix.pgen2 import token
 from fissix.pytree import Leaf, Node
 
 from recipes._fissix.nodes import is_name, literal_elements, name_leaves, split_call, syms, unparen
+from recipes._fissix.cache import nodes_of_type
 from recipes._pyast import Declarations
 
 LAYOUT = (token.NEWLINE, token.INDENT, token.DEDENT, token.ENDMARKER)  # tokens between statements
@@ -379,8 +380,8 @@ class Tape:
 def tapes(tree) -> List[Tape]:
     """Every ``with ...GradientTape(...) as name:`` in the tree."""
     found = []
-    for node in tree.pre_order():
-        if node.type != syms.with_stmt or len(node.children) != 4:
+    for node in nodes_of_type(tree, syms.with_stmt):
+        if len(node.children) != 4:
             continue
         item = node.children[1]
         if item.type != syms.with_item or not is_name(item.children[2]):
@@ -389,3 +390,8 @@ def tapes(tree) -> List[Tape]:
         if call and call[0].split(".")[-1] == "GradientTape":
             found.append(Tape(node, item.children[2].value))
     return found
+
+
+def tapes_by_statement(root) -> Dict[int, Tape]:
+    """id(with statement) -> its Tape, for the whole tree."""
+    return {id(tape.stmt): tape for tape in tapes(root)}
