@@ -1,0 +1,339 @@
+"""The semantic model of one module (a file, or a notebook's cells joined in
+order), shared by every recipe and precheck: imports, the kind of each
+expression, reaching definitions, dynamic readers and gradient contexts.
+
+    m = model_of(node)   # built on first use, cached on the tree's root
+    forget(root)         # after a modifier changed the tree
+
+See /work/wt/_notes/MODEL_API.md (and docs) for what each question means.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Set
+
+from . import flow
+from ._tree import syms, token
+from .contexts import Context, Contexts, Tape
+from .flow import NOT_VARIABLES, Binding, DynamicRead, Scope, attribute_path, statement_of
+from .imports import build_imports, canonical
+from .kinds import Kinds
+from .values import UNKNOWN, Kind, Value
+
+__all__ = ["Binding", "Context", "DynamicRead", "Kind", "Model", "Tape", "Value", "forget",
+           "model_of"]
+
+_ATTRIBUTE = "_tf_migrate_model"
+_LOCALS_READERS = {"locals", "vars", "eval", "exec"}
+
+
+def _root(node):
+    while node.parent is not None:
+        node = node.parent
+    return node
+
+
+def model_of(node) -> "Model":
+    """The model of the module ``node`` belongs to (built once per tree)."""
+    root = _root(node)
+    model = getattr(root, _ATTRIBUTE, None)
+    if model is None:
+        model = Model(root)
+        setattr(root, _ATTRIBUTE, model)
+    return model
+
+
+def forget(node) -> None:
+    """Drop the model of ``node``'s tree; the next ``model_of`` rebuilds it."""
+    root = _root(node)
+    if hasattr(root, _ATTRIBUTE):
+        delattr(root, _ATTRIBUTE)
+
+
+class Model:
+    def __init__(self, root):
+        self.root = root
+        self.index = flow.build(root)
+        bound = {name for scope in self.index.scopes.values() for name in scope.by_name}
+        self.imports = build_imports(self.index.imports, self.index.read_names - bound)
+        self._kinds = Kinds(self)
+        self._contexts: Optional[Contexts] = None
+        self._attributes: Dict[int, Dict[str, List[Binding]]] = {}
+
+    # ------------------------------------------------------------ names and imports
+
+    def qualified(self, expr) -> Optional[str]:
+        """Canonical dotted name of ``tf.keras.layers.Dense``, ``layers.Dense``,
+        ``np.zeros``, ``Dense``... when its first name is an import (or a
+        presumed conventional alias); else None."""
+        if expr.type == token.NAME:
+            return self.qualified_children([expr])
+        if expr.type == syms.dotted_name:
+            return self._qualified_path(expr.children[0], "".join(l.value for l in expr.leaves()))
+        if expr.type == syms.power:
+            return self.qualified_children(expr.children)
+        return None
+
+    def qualified_children(self, children) -> Optional[str]:
+        """``qualified`` for the first children of a power node (a callee)."""
+        path = attribute_path(children)
+        return self._qualified_path(children[0], path) if path is not None else None
+
+    def _qualified_path(self, head, path: str) -> Optional[str]:
+        bindings = self.reaching(head.value, head)
+        if bindings:
+            targets = {b.imported for b in bindings}
+            if len(targets) != 1 or any(b.how != "import" for b in bindings) or None in targets:
+                return None
+            target = targets.pop()
+        elif head.value in self.imports.presumed:
+            target = self.imports.module_of(head.value)
+        else:
+            return None
+        return canonical(target + path[len(head.value):])
+
+    # ------------------------------------------------------------ scopes and data flow
+
+    def scope_of(self, node) -> Scope:
+        """The function, class body or module whose names ``node`` reads."""
+        child, parent = node, node.parent
+        while parent is not None:
+            if parent.type in (syms.funcdef, syms.classdef) and child is parent.children[-1] \
+                    or parent.type == syms.funcdef and child is parent.children[2]:
+                found = self.index.scopes.get(id(parent))
+                if found is not None:
+                    return found
+            child, parent = parent, parent.parent
+        return self.index.scopes[id(self.root)]
+
+    def reaching(self, key: str, at) -> List[Binding]:
+        """Bindings of a name or dotted attribute path that can reach ``at``
+        (the NAME leaf that reads it, or any node: its statement's entry)."""
+        recorded = self.index.reads.get(id(at)) if at.type == token.NAME and at.value == key else None
+        scope = self.scope_of(at)
+        root = key.partition(".")[0]
+        if recorded is None and scope.binds(root):
+            recorded = flow.track(scope, self.index, key).get(id(statement_of(at)))
+            if recorded is None:
+                recorded = frozenset(scope.by_name.get(key, ()))
+        if not recorded and not scope.binds(root):
+            recorded = self._free(key, scope)
+        return sorted(recorded or (), key=_position)
+
+    def _free(self, key: str, scope: Scope):
+        """A name a scope reads but does not bind: any binding of the scope
+        that provides it (function bodies run later, so all of them)."""
+        root = key.partition(".")[0]
+        outer = self.index.scopes[id(self.root)] if root in scope.globals else scope.parent
+        while outer is not None:
+            if outer.kind != "class" and outer.binds(root):
+                return outer.by_name.get(key) or outer.by_name.get(root, ())
+            outer = outer.parent
+        return ()
+
+    def last_assignment(self, key: str, at) -> Optional[Binding]:
+        """The one binding of ``key`` that reaches ``at``; None when there is
+        none or there are several (branches, loops, mutations)."""
+        found = self.reaching(key, at)
+        return found[0] if len(found) == 1 else None
+
+    def same_value_at(self, expr, at, origin) -> bool:
+        """Can ``expr`` (found at ``origin``) be evaluated at the entry of
+        ``at``'s statement with the same inputs? Every name and attribute path
+        it reads must have the same reaching bindings at both points."""
+        scope = self.scope_of(origin)
+        if self.scope_of(at) is not scope:
+            return False
+        for key in _read_keys(expr):
+            if set(self.reaching(key, at)) != set(self.reaching(key, statement_of(origin))):
+                return False
+        return True
+
+    def dynamic_readers(self, node) -> List[DynamicRead]:
+        """Calls in ``node``'s scope (or the scope ``node`` is) that read
+        names or attributes through strings."""
+        scope = self.index.scopes.get(id(node)) or self.scope_of(node)
+        return list(scope.dynamic)
+
+    def may_be_read_dynamically(self, name: str, node) -> bool:
+        """Could ``name`` (a variable of ``node``'s scope, or a dotted attribute
+        path) be read without being spelled: ``locals()``, ``vars()``,
+        ``eval``, ``exec`` in the scope, ``globals()`` for a module name, or
+        ``getattr(obj, "name")`` anywhere."""
+        scope = self.scope_of(node)
+        attr = name.rpartition(".")[2]
+        module_level = scope.kind == "module" or name in scope.globals
+        for other in self.index.scopes.values():
+            for read in other.dynamic:
+                if read.name == attr and read.how in ("getattr", "hasattr"):
+                    return True
+                if "." not in name and (other is scope and read.how in _LOCALS_READERS
+                                        or module_level and read.how in ("globals", "eval", "exec")):
+                    return True
+        return False
+
+    def layer_names_read(self) -> Set[str]:
+        """Names passed to ``get_layer("...")`` anywhere in the module."""
+        return {read.name for scope in self.index.scopes.values() for read in scope.dynamic
+                if read.how == "get_layer" and read.name}
+
+    # ------------------------------------------------------------ kinds
+
+    def kind_of(self, expr) -> Value:
+        """What ``expr`` evaluates to (UNKNOWN when not provable)."""
+        return self._kinds.value(expr) if expr.parent is not None or expr is self.root else UNKNOWN
+
+    def iter_kind(self, expr) -> Value:
+        """What one step of iterating ``expr`` gives."""
+        return self._kinds.element(expr)
+
+    def binding_kind(self, binding: Binding) -> Value:
+        return self._kinds.binding(binding)
+
+    def keras_role(self, cls) -> Optional[str]:
+        return self._kinds.keras_role(cls)
+
+    # ------------------------------------------------------------ classes and functions
+
+    def method_class(self, funcdef):
+        """The classdef whose body defines ``funcdef`` directly; else None."""
+        node = funcdef.parent
+        if node is not None and node.type == syms.decorated:
+            node = node.parent
+        if node is not None and node.type == syms.suite and node.parent.type == syms.classdef:
+            return node.parent
+        return None
+
+    def is_static(self, funcdef) -> bool:
+        parent = funcdef.parent
+        return parent.type == syms.decorated and "staticmethod" in str(parent.children[0])
+
+    def methods(self, cls) -> Dict[str, object]:
+        scope = self.index.scopes.get(id(cls))
+        if scope is None:
+            return {}
+        return {name: b.value for name, bindings in scope.by_name.items()
+                for b in bindings[-1:] if b.how == "def"}
+
+    def bases(self, cls) -> List:
+        """Each base of a class: its canonical name (str) when imported, the
+        classdef when defined in this module, else None."""
+        if len(cls.children) < 6 or cls.children[3].type == token.RPAR:
+            return []
+        arglist = cls.children[3]
+        found = []
+        for base in (arglist.children if arglist.type == syms.arglist else [arglist]):
+            if base.type in (token.COMMA, syms.argument):
+                continue
+            name = self.qualified(base)
+            if name is None and base.type == token.NAME:
+                classes = [b.value for b in self.reaching(base.value, base) if b.how == "class"]
+                name = classes[0] if len(classes) == 1 else None
+            found.append(name)
+        return found
+
+    def attribute_bindings(self, cls, attr: str) -> List[Binding]:
+        """``self.attr = ...`` in any method of ``cls`` and ``attr = ...`` in
+        its body."""
+        table = self._attributes.get(id(cls))
+        if table is None:
+            table = self._attributes[id(cls)] = self._attribute_table(cls)
+        return table.get(attr, [])
+
+    def _attribute_table(self, cls) -> Dict[str, List[Binding]]:
+        table: Dict[str, List[Binding]] = {}
+        body = self.index.scopes.get(id(cls))
+        if body is None:
+            return table
+        for name, bindings in body.by_name.items():
+            table.setdefault(name, []).extend(bindings)
+        for function in self.methods(cls).values():
+            scope = self.index.scopes.get(id(function))
+            owner = _first_parameter(function)
+            if scope is None or owner is None or self.is_static(function):
+                continue
+            prefix = owner + "."
+            for key, bindings in scope.by_name.items():
+                if key.startswith(prefix) and "." not in key[len(prefix):]:
+                    table.setdefault(key[len(prefix):], []).extend(bindings)
+        return table
+
+    def functions_called(self, call) -> List:
+        """The funcdefs of this module that a call (or a bare name) may run:
+        ``f(...)`` by its reaching bindings, ``self.f(...)`` in a method."""
+        head = call.children[0] if call.type == syms.power else call
+        if head.type != token.NAME:
+            return []
+        if call.type == syms.power and len(call.children) > 2 and call.children[1].children[0].type == token.DOT:
+            function = self.scope_of(call).node
+            cls = self.method_class(function) if function.type == syms.funcdef else None
+            if cls is None or not self._is_self(head, function):
+                return []
+            method = self.methods(cls).get(call.children[1].children[1].value)
+            return [method] if method is not None else []
+        return [b.value for b in self.reaching(head.value, head) if b.how == "def"]
+
+    def _is_self(self, leaf, function) -> bool:
+        return any(b.how == "param" and b.path == (0,) and b.statement is function
+                   for b in self.reaching(leaf.value, leaf))
+
+    # ------------------------------------------------------------ gradient contexts
+
+    @property
+    def contexts(self) -> Contexts:
+        if self._contexts is None:
+            self._contexts = Contexts(self)
+        return self._contexts
+
+    @property
+    def tapes(self) -> List[Tape]:
+        return self.contexts.tapes
+
+    def gradient_context(self, node) -> Optional[Context]:
+        """The innermost reason ``node`` runs where gradients are recorded
+        (see Context.how); None for plain, sampling or preprocessing code."""
+        return self.contexts.context(node)
+
+    def in_gradient_context(self, node) -> bool:
+        return self.gradient_context(node) is not None
+
+    def tape_of(self, node) -> Optional[Tape]:
+        return self.contexts.tape_of(node)
+
+    def after_tape(self, node) -> Optional[Tape]:
+        """The tape whose block closed before ``node`` in the same scope."""
+        return self.contexts.after_tape(node)
+
+
+def _first_parameter(funcdef) -> Optional[str]:
+    params = funcdef.children[2]
+    if len(params.children) == 2:
+        return None
+    first = params.children[1]
+    first = first.children[0] if first.type == syms.typedargslist else first
+    first = first.children[0] if first.type == syms.tname else first
+    return first.value if first.type == token.NAME else None
+
+
+def _position(binding: Binding):
+    node = binding.node
+    return (node.get_lineno() or 0, id(node))
+
+
+def _read_keys(expr) -> Set[str]:
+    """Names and attribute paths an expression reads."""
+    keys: Set[str] = set()
+    for node in expr.pre_order():
+        if node.type == token.NAME and not (node.prev_sibling is not None
+                                            and node.prev_sibling.type == token.DOT):
+            parent = node.parent
+            if not (parent is not None and parent.type == syms.argument
+                    and parent.children[0] is node and len(parent.children) == 3):
+                keys.add(node.value)
+        elif node.type == syms.power:
+            for end in range(2, len(node.children) + 1):
+                path = attribute_path(node.children[:end])
+                if path is None:
+                    break
+                keys.add(path)
+    return keys - NOT_VARIABLES
