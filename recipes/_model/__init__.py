@@ -74,6 +74,16 @@ class Model:
             return self.qualified_children(expr.children)
         return None
 
+    def callee(self, call) -> Optional[str]:
+        """Canonical name of what a call node calls (``tf.compat.v2.zeros(3)``
+        -> ``"tensorflow.zeros"``); None when not a call of an imported name."""
+        if call.type != syms.power:
+            return None
+        for i, trailer in enumerate(call.children[1:], 1):
+            if trailer.children[0].type == token.LPAR:
+                return self.qualified_children(call.children[:i])
+        return None
+
     def qualified_children(self, children) -> Optional[str]:
         """``qualified`` for the first children of a power node (a callee)."""
         path = attribute_path(children)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import ast
 from collections import ChainMap
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 from ._tree import literal_elements, split_arguments, statements, syms, token, unparen
@@ -48,14 +48,18 @@ class Binding:
     """
 
     name: str
-    node: object
-    statement: object
+    node: object = field(repr=False)
+    statement: object = field(repr=False)
     how: str
-    value: object = None
-    source: object = None
+    value: object = field(default=None, repr=False)
+    source: object = field(default=None, repr=False)
     path: Tuple[int, ...] = ()
     imported: Optional[str] = None
-    annotation: object = None
+    annotation: object = field(default=None, repr=False)
+
+    @property
+    def line(self) -> int:
+        return self.node.get_lineno() or 0
 
 
 @dataclass(eq=False)
@@ -96,6 +100,7 @@ class Index:
 
     def __init__(self):
         self.made: Dict[Tuple[int, str, str], Binding] = {}
+        self.targets: Dict[int, Binding] = {}
         self.reads: Dict[int, FrozenSet] = {}
         self.scopes: Dict[int, Scope] = {}
         self.read_names: Set[str] = set()
@@ -167,6 +172,8 @@ class Walker:
         if binding is None:
             binding = self.index.made[key] = Binding(name, node, statement, how, **fields)
             self.scope.by_name.setdefault(name, []).append(binding)
+            if how != "mutation":
+                self.index.targets[id(node)] = binding
         return binding
 
     def bind(self, state, binding: Binding, kill: bool = True) -> None:

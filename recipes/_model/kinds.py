@@ -74,6 +74,7 @@ _KERAS_MODEL_BASES = {"keras.Model", "keras.models.Model", "keras.Sequential",
                       "keras.models.Sequential", "keras.engine.training.Model"}
 _KERAS_LAYER_BASES = ("keras.layers.", "keras.engine.base_layer.Layer", "keras.Layer")
 _STEP_METHODS = {"train_step", "test_step", "predict_step"}
+_CALLABLE = (Kind.MODEL, Kind.LAYER)  # an attribute holding one is called, not a method
 
 
 def last_name(path: str) -> str:
@@ -196,6 +197,9 @@ class Kinds:
     # ------------------------------------------------------------ names
 
     def _name(self, leaf) -> Optional[Value]:
+        target = self.model.index.targets.get(id(leaf))
+        if target is not None:
+            return self._binding(target)
         bindings = self.model.reaching(leaf.value, leaf)
         if not bindings:
             module = self.model.imports.module_of(leaf.value) \
@@ -352,7 +356,7 @@ class Kinds:
                 args = _positional(trailer)
                 if path is not None:
                     value = self._call_path(canonical(path), args, trailer)
-                elif method is not None:
+                elif method is not None and not (value is not None and value.kind in _CALLABLE):
                     value = self._method(receiver, method, args)
                 else:
                     value = self._call_value(value, args)
