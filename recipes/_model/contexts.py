@@ -67,6 +67,8 @@ class Contexts:
     def _roots(self) -> None:
         model = self.model
         for scope in model.index.scopes.values():
+            for callee, call in scope.calls:
+                self._wrapped(callee, call)
             node = scope.node
             if node.type != syms.funcdef:
                 continue
@@ -79,8 +81,6 @@ class Contexts:
                 self.functions[id(node)] = "train_step"
             elif any(model.qualified(d) == "tensorflow.function" for d in _decorators(node)):
                 self.functions[id(node)] = "tf_function"
-            for callee, call in scope.calls:
-                self._wrapped(callee, call)
 
     def _wrapped(self, callee: str, call) -> None:
         """``tf.function(fn)`` makes ``fn`` a tf.function."""
