@@ -123,7 +123,7 @@ class Model:
         scope = self.scope_of(at)
         root = key.partition(".")[0]
         if recorded is None and scope.binds(root):
-            recorded = flow.track(scope, self.index, key).get(id(statement_of(at)))
+            recorded = flow.track(scope, self.index, key, at)
             if recorded is None:
                 recorded = frozenset(scope.by_name.get(key, ()))
         if not recorded and not scope.binds(root):

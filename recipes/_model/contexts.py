@@ -6,10 +6,12 @@ so NumPy work on finished gradients is not mistaken for a gradient cut.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Dict, List, Optional
+from functools import cached_property
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
-from ._tree import contains, split_arguments, syms, token
+from ._tree import split_arguments, syms, token
 from .flow import attribute_path
 
 if TYPE_CHECKING:
@@ -27,7 +29,7 @@ class Tape:
     body: object
     scope: object
 
-    @property
+    @cached_property
     def end_line(self) -> int:
         return _last_line(self.statement)
 
@@ -45,7 +47,16 @@ class Contexts:
     def __init__(self, model: "Model"):
         self.model = model
         self.tapes = self._tapes()
-        self._tape_statements = {id(t.statement): t for t in self.tapes}
+        self._tape_statements = {}
+        self._closing: Dict[int, Tuple[List[int], List[Tape]]] = {}
+        for tape in self.tapes:
+            self._tape_statements.setdefault(id(tape.statement), tape)
+            ends, tapes = self._closing.setdefault(id(tape.scope), ([], []))
+            ends.append(tape.end_line)
+            tapes.append(tape)
+        for ends, tapes in self._closing.values():
+            order = sorted(range(len(ends)), key=ends.__getitem__)
+            ends[:], tapes[:] = [ends[i] for i in order], [tapes[i] for i in order]
         self.functions: Dict[int, str] = {}
         self._roots()
         self._callees()
@@ -96,25 +107,25 @@ class Contexts:
     def _callees(self) -> None:
         """Everything called by name from a context is in a context."""
         model = self.model
-        regions = [(model.index.scopes[i], None) for i in list(self.functions)]
-        regions += [(tape.scope, tape) for tape in self.tapes]
-        while regions:
-            scope, tape = regions.pop()
+        pending = [model.index.scopes[i] for i in list(self.functions)]
+        pending += [scope for scope in {id(t.scope): t.scope for t in self.tapes}.values()]
+        while pending:
+            scope = pending.pop()
+            whole = id(scope.node) in self.functions
             for _, call in scope.calls:
-                if tape is not None and not contains(tape.body, call):
+                if not whole and self.tape_of(call) is None:
                     continue
                 for function in model.functions_called(call):
                     if id(function) not in self.functions:
                         self.functions[id(function)] = "tape_callee"
-                        regions.append((model.index.scopes[id(function)], None))
+                        pending.append(model.index.scopes[id(function)])
 
     def context(self, node) -> Optional[Context]:
         child, parent = node, node.parent
         while parent is not None:
-            if parent.type == syms.with_stmt and child is parent.children[-1]:
-                for tape in self.tapes:
-                    if tape.statement is parent:
-                        return Context("tape", tape)
+            if parent.type == syms.with_stmt and child is parent.children[-1] \
+                    and id(parent) in self._tape_statements:
+                return Context("tape", self._tape_statements[id(parent)])
             if parent.type == syms.funcdef and id(parent) in self.functions:
                 return Context(self.functions[id(parent)], parent)
             child, parent = parent, parent.parent
@@ -125,7 +136,7 @@ class Contexts:
         while parent is not None:
             if parent.type == syms.with_stmt and child is parent.children[-1] \
                     and id(parent) in self._tape_statements:
-                return next(t for t in self.tapes if t.statement is parent)
+                return self._tape_statements[id(parent)]
             child, parent = parent, parent.parent
         return None
 
@@ -133,10 +144,9 @@ class Contexts:
         """The last tape of ``node``'s scope whose block ends before ``node``."""
         if self.tape_of(node) is not None:
             return None
-        scope = self.model.scope_of(node)
-        line = node.get_lineno() or 0
-        closed = [t for t in self.tapes if t.scope is scope and t.end_line < line]
-        return max(closed, key=lambda t: t.end_line) if closed else None
+        ends, tapes = self._closing.get(id(self.model.scope_of(node)), ((), ()))
+        before = bisect_left(ends, node.get_lineno() or 0)
+        return tapes[before - 1] if before else None
 
 
 def _decorators(funcdef) -> List:

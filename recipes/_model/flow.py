@@ -14,6 +14,7 @@ that was never bound falls back to its prefix (``self``).
 from __future__ import annotations
 
 import ast
+from bisect import bisect_right
 from collections import ChainMap
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple
@@ -84,7 +85,9 @@ class Scope:
         self.dynamic: List[DynamicRead] = []
         self.calls: List[Tuple[str, object]] = []
         self.returns: List[object] = []
-        self.tracked: Dict[str, Dict[int, FrozenSet]] = {}
+        self.top: Dict[int, int] = {}
+        self.changes: Dict[str, Tuple[List[int], List[FrozenSet]]] = {}
+        self.tracked: Dict[Tuple[str, int], Dict[int, FrozenSet]] = {}
 
     @property
     def body(self):
@@ -101,6 +104,7 @@ class Index:
     def __init__(self):
         self.made: Dict[Tuple[int, str, str], Binding] = {}
         self.targets: Dict[int, Binding] = {}
+        self.seen: Set[int] = set()
         self.reads: Dict[int, FrozenSet] = {}
         self.scopes: Dict[int, Scope] = {}
         self.read_names: Set[str] = set()
@@ -193,11 +197,31 @@ class Walker:
     # ------------------------------------------------------------ scope
 
     def run(self) -> None:
+        """Walk the whole scope, recording after each of its top-level
+        statements the keys that statement changed (``Scope.changes``)."""
         state = ChainMap()
         node = self.scope.node
         if self.scope.kind == "function":
             self.parameters(node.children[2], node, state)
-        self.block(self.scope.body, state)
+        changes = self.scope.changes
+        for key, bindings in state.items():
+            _record(changes, key, 0, bindings)
+        for i, stmt in enumerate(statements(self.scope.body)):
+            self.scope.top[id(stmt)] = i
+            step = state.new_child()
+            falls = self.statement(stmt, step)
+            for key, bindings in step.maps[0].items():
+                _record(changes, key, i + 1, bindings)
+            state.update(step.maps[0])
+            if not falls:
+                break
+
+    def run_one(self, stmt, entry: Dict[str, FrozenSet]) -> None:
+        """Walk one top-level statement from a known entry state."""
+        for key in entry:
+            for prefix in _prefixes(key)[:-1]:
+                self.attribute_keys.setdefault(prefix, set()).add(key)
+        self.statement(stmt, ChainMap(dict(entry)))
 
     def parameters(self, parameters, owner, state) -> None:
         """Bind the parameters of a def (``parameters`` node) or a lambda (a
@@ -220,6 +244,14 @@ class Walker:
             self.bind(state, self.make(name.value, name, owner, "param", value=default,
                                        annotation=annotation, path=(position,)))
             position += 1
+
+    def first_visit(self, node) -> bool:
+        """True the first time the eager walk meets ``node`` (loop bodies are
+        walked until their bindings settle; facts are recorded once)."""
+        if not self.eager or id(node) in self.index.seen:
+            return False
+        self.index.seen.add(id(node))
+        return True
 
     def nested(self, node) -> None:
         if self.eager and id(node) not in self.index.scopes:
@@ -280,13 +312,13 @@ class Walker:
         elif kind in (syms.return_stmt, syms.raise_stmt):
             for child in node.children[1:]:
                 self.expr(child, state)
-            if kind == syms.return_stmt and self.eager and len(node.children) > 1:
+            if kind == syms.return_stmt and len(node.children) > 1 and self.first_visit(node):
                 self.scope.returns.append(node.children[1])
             return False
         elif kind in (syms.import_name, syms.import_from):
             for local, leaf, target in import_bindings(node):
                 self.bind(state, self.make(local, leaf, node, "import", imported=target))
-                if self.eager:
+                if self.first_visit(leaf):
                     self.index.imports.append((local, target))
         elif kind == syms.global_stmt:
             self.scope.globals.update(c.value for c in node.children[1:] if c.type == token.NAME)
@@ -475,7 +507,7 @@ class Walker:
             self.store(parts[3], stmt, state, "except")
 
     def with_statement(self, stmt, state) -> bool:
-        if self.eager:
+        if self.first_visit(stmt):
             self.index.withs.append(stmt)
         for item in stmt.children[1:-2]:
             if item.type == syms.with_item:
@@ -584,7 +616,7 @@ class Walker:
             if owner and method in MUTATORS:
                 self.bind(state, self.make(owner, node, statement_of(node), "mutation", value=node),
                           kill=False)
-            if self.eager:
+            if self.first_visit(node):
                 self.scope.calls.append((callee, node))
                 self.dynamic_read(callee, method, call, node)
             return
@@ -641,14 +673,41 @@ def build(root) -> Index:
     return index
 
 
-def track(scope: Scope, index: Index, key: str) -> Dict[int, FrozenSet]:
-    """Statement id -> bindings of ``key`` reaching its entry, in ``scope``."""
-    found = scope.tracked.get(key)
+def _record(changes, key: str, position: int, bindings: FrozenSet) -> None:
+    positions, values = changes.setdefault(key, ([], []))
+    positions.append(position)
+    values.append(bindings)
+
+
+def _own_entry(scope: Scope, key: str, position: int) -> Optional[FrozenSet]:
+    """Bindings of exactly ``key`` before the ``position``-th top-level
+    statement; None when it was never bound by then."""
+    history = scope.changes.get(key)
+    if not history:
+        return None
+    positions, bindings = history
+    at = bisect_right(positions, position)
+    return bindings[at - 1] if at else None
+
+
+def track(scope: Scope, index: Index, key: str, node) -> Optional[FrozenSet]:
+    """Bindings of ``key`` reaching the entry of ``node``'s statement: the
+    top-level statement holding it is walked for this key alone, from its
+    entry state, once."""
+    stmt = statement_of(node)
+    top = stmt
+    while top is not None and id(top) not in scope.top:
+        top = top.parent
+    if top is None:
+        return None
+    position = scope.top[id(top)]
+    found = scope.tracked.get((key, position))
     if found is None:
+        seed = {p: _own_entry(scope, p, position) for p in _prefixes(key)}
         walker = Walker(scope, index, track_key=key)
-        walker.run()
-        found = scope.tracked[key] = walker.at
-    return found
+        walker.run_one(top, {p: bindings for p, bindings in seed.items() if bindings is not None})
+        found = scope.tracked[(key, position)] = walker.at
+    return found.get(id(stmt))
 
 
 __all__ = ["Binding", "DynamicRead", "Scope", "Index", "build", "track", "statement_of",

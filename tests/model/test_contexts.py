@@ -173,3 +173,15 @@ def test_tapes_are_listed_with_their_names(snippet):
             z = f(x)
     """)
     assert [t.name for t in s.model.tapes] == ["outer", "inner", "g"]
+
+
+def test_a_tape_in_a_loop_is_one_tape(snippet):
+    s = snippet(HEADER, """
+        for step in range(3):
+            for micro in range(2):
+                with tf.GradientTape() as tape:
+                    loss = f(x)
+                grads = tape.gradient(loss, x)
+    """)
+    assert len(s.model.tapes) == 1
+    assert s.model.after_tape(s.node("tape.gradient(loss, x)")) is s.model.tapes[0]

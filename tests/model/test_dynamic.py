@@ -72,3 +72,13 @@ def test_get_layer_names_are_collected(snippet):
         other = model.get_layer(name_var)
     """)
     assert s.model.layer_names_read() == {"dense_1"}
+
+
+def test_a_reader_in_a_loop_is_listed_once(snippet):
+    s = snippet("""
+        def f(names):
+            for n in names:
+                for m in names:
+                    value = getattr(cfg, "rate")
+    """)
+    assert [(r.how, r.name) for r in s.model.dynamic_readers(s.node("value"))] == [("getattr", "rate")]
