@@ -1,9 +1,11 @@
 """Scopes, bindings and reaching definitions over a fissix tree.
 
 One walk per scope records, for every NAME that is read, the bindings that
-can reach it (loops run to a fixpoint, branches merge). Questions about a
-name at an arbitrary statement (hoisting) run the same walk for that one
-name, once per scope and name, and are answered from its record.
+can reach it (loops run to a fixpoint, branches merge), and what each of the
+scope's top-level statements changed. A question about a name at an
+arbitrary statement (hoisting) finds the name's bindings at the entry of the
+top-level statement holding it by binary search, then walks that one
+statement for that one name (once; cached).
 
 State is a ``ChainMap`` of key -> frozenset of bindings; a branch or a loop
 body writes into its own child map, so a merge touches only the keys that
@@ -23,7 +25,6 @@ from ._tree import literal_elements, split_arguments, statements, syms, token, u
 from .imports import import_bindings
 
 EMPTY: FrozenSet = frozenset()
-SCOPE_TYPES = (syms.funcdef, syms.classdef, syms.file_input)
 
 # Methods that change their receiver in place: a mutation, not a rebinding.
 MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update",
@@ -79,7 +80,7 @@ class Scope:
     def __init__(self, node, parent: Optional["Scope"]):
         self.node = node
         self.parent = parent
-        self.kind = {syms.file_input: "module", syms.classdef: "class"}.get(node.type, "function")
+        self.kind = "module" if parent is None else "class" if node.type == syms.classdef else "function"
         self.by_name: Dict[str, List[Binding]] = {}
         self.globals: Set[str] = set()
         self.dynamic: List[DynamicRead] = []
@@ -711,4 +712,4 @@ def track(scope: Scope, index: Index, key: str, node) -> Optional[FrozenSet]:
 
 
 __all__ = ["Binding", "DynamicRead", "Scope", "Index", "build", "track", "statement_of",
-           "attribute_path", "string_literal", "lookup", "EMPTY", "SCOPE_TYPES"]
+           "attribute_path", "string_literal", "lookup", "EMPTY"]

@@ -344,6 +344,8 @@ class Kinds:
         value = None if path is not None else self._of(head)
         receiver = method = None
         for trailer in children[1:]:
+            if trailer.type != syms.trailer:
+                return UNKNOWN  # ``await x``
             opener = trailer.children[0].type
             if opener == token.DOT:
                 attr = trailer.children[1].value
@@ -661,7 +663,7 @@ class Kinds:
                     roles.add("model")
                 elif base.startswith(_KERAS_LAYER_BASES):
                     roles.add("layer")
-            else:
+            elif base is not None:
                 roles.add(self.keras_role(base))
         role = "model" if "model" in roles else "layer" if "layer" in roles else None
         return of(Kind.OTHER, what=role)

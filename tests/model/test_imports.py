@@ -125,3 +125,8 @@ def test_imports_table_answers_aliases_and_uses(snippet):
     assert imports.aliases("numpy") == {"onp"}
     assert imports.module_of("keras") == "keras"
     assert imports.uses("numpy") and imports.uses("keras") and not imports.uses("pandas")
+
+
+def test_an_empty_module_has_a_model(snippet):
+    s = snippet("# only a comment\n")
+    assert s.model.imports.presumed == set() and s.model.tapes == []
