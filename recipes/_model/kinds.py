@@ -210,20 +210,33 @@ class Kinds:
                 return of(Kind.OTHER, what="builtin:" + leaf.value)
             return UNKNOWN
         found = join(self._binding(b) for b in bindings if b.how != "mutation")
-        return self._after_additions(found, [b for b in bindings if b.how == "mutation"])
+        return self._after_mutations(found, [b for b in bindings if b.how == "mutation"])
 
-    def _after_additions(self, found: Optional[Value], mutations: List[Binding]) -> Optional[Value]:
-        """A Sequential model grown by ``model.add(layer)``: the width of the
-        last layer added."""
-        if found is None or found.kind != Kind.MODEL or not mutations:
+    def _after_mutations(self, found: Optional[Value], mutations: List[Binding]) -> Optional[Value]:
+        """What in-place calls made of the value: a list filled by
+        ``append``/``insert``/``extend`` holds what they added; a Sequential
+        model grown by ``add(layer)`` has the width of the last layer added."""
+        calls = [(b, call) for b in mutations for call in [_mutating_call(b)] if call]
+        if found is None or not calls:
             return found
-        last = max(mutations, key=lambda b: (b.node.get_lineno() or 0))
-        children = last.value.children
-        if attribute_path(children[:-1]) is None or last_name(attribute_path(children[:-1])) != "add":
-            return found
-        args = _positional(children[-1])
-        added = self._of(args[0]) if args else None
-        return of(Kind.MODEL, width=added.width if added is not None else None, origin=found.origin)
+        if found.kind == Kind.MODEL:
+            adds = [(b, args) for b, (method, args) in calls if method == "add" and args]
+            if not adds:
+                return found
+            added = self._of(max(adds, key=lambda pair: pair[0].line)[1][0])
+            return of(Kind.MODEL, width=added.width if added is not None else None,
+                      origin=found.origin)
+        if found.kind == Kind.PYLIST:
+            elements = [found.element] if found.items != () else []
+            for _, (method, args) in calls:
+                if method == "append" and args:
+                    elements.append(self._of(args[0]))
+                elif method == "insert" and len(args) > 1:
+                    elements.append(self._of(args[1]))
+                elif method == "extend" and args:
+                    elements.append(self._element(self._of(args[0])))
+            return of(Kind.PYLIST, element=join(elements), origin=found.origin)
+        return found
 
     def binding(self, binding: Binding) -> Value:
         found = self._memoized(("binding", id(binding)), self._binding_uncached, binding)
@@ -667,6 +680,18 @@ class Kinds:
                 roles.add(self.keras_role(base))
         role = "model" if "model" in roles else "layer" if "layer" in roles else None
         return of(Kind.OTHER, what=role)
+
+
+def _mutating_call(binding: Binding):
+    """(method, positional args) when a mutation is a method call
+    (``buf.append(x)``), not a subscript or attribute store."""
+    if binding.value is not binding.node:
+        return None
+    children = binding.value.children
+    for i, trailer in enumerate(children[1:], 1):
+        if trailer.type == syms.trailer and trailer.children[0].type == token.LPAR:
+            return children[i - 1].children[1].value, _positional(trailer)
+    return None
 
 
 def _positional(trailer) -> List:

@@ -201,3 +201,24 @@ def test_pasted_snippet_without_imports(snippet):
     s = snippet("a = np.array(x).reshape(2, 2)\nt = tf.shape(a)[0]\n")
     assert s.kind("np.array(x).reshape(2, 2)").kind == Kind.NDARRAY
     assert s.kind("tf.shape(a)[0]").kind == Kind.TENSOR
+
+
+def test_a_list_filled_by_append_holds_what_was_appended(snippet):
+    s = snippet(HEADER, """
+        grads = []
+        for step in range(8):
+            grads.append(tf.ones(3) * step)
+        stacked = np.array(grads)
+        rows = []
+        for step in range(8):
+            rows.append(np.zeros(3))
+        table = np.stack(rows)
+        mixed = []
+        mixed.append(np.zeros(3))
+        mixed.append(tf.ones(3))
+        use(mixed)
+    """)
+    assert s.kind("grads", -1).element.kind == Kind.TENSOR
+    assert s.kind("rows", -1).element.kind == Kind.NDARRAY
+    assert s.kind("mixed", -1).kind == Kind.PYLIST
+    assert s.kind("mixed", -1).element.kind == Kind.UNKNOWN
