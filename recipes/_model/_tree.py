@@ -6,13 +6,10 @@ are consolidated or renamed, this file is the only one that changes.
 
 from fissix import pygram
 from fissix.pgen2 import token
-from fissix.pytree import Leaf, Node
 
-from migrate.engine import parse
-from recipes._ast import contains, dotted_name, is_name, split_arguments
+from recipes._ast import split_arguments
 from recipes._scope import literal_elements, statements, unparen
 
 syms = pygram.python_symbols
 
-__all__ = ["Leaf", "Node", "contains", "dotted_name", "is_name", "literal_elements", "parse",
-           "split_arguments", "statements", "syms", "token", "unparen"]
+__all__ = ["literal_elements", "split_arguments", "statements", "syms", "token", "unparen"]

@@ -14,7 +14,7 @@ import builtins
 from typing import TYPE_CHECKING, Dict, List, Optional
 
 from ._tree import literal_elements, split_arguments, syms, token
-from .flow import Binding, attribute_path
+from .flow import Binding
 from .imports import canonical
 from .values import UNKNOWN, Kind, Value, join, of
 
