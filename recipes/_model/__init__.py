@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Dict, List, Optional, Set
 
 from . import flow
-from ._tree import syms, token
+from ._tree import split_arguments, syms, token
 from .contexts import Context, Contexts, Tape
 from .flow import NOT_VARIABLES, Binding, DynamicRead, Scope, attribute_path, statement_of
 from .imports import build_imports, canonical
@@ -59,6 +59,7 @@ class Model:
         self._kinds = Kinds(self)
         self._contexts: Optional[Contexts] = None
         self._attributes: Dict[int, Dict[str, List[Binding]]] = {}
+        self._reader_summary: Optional[_Readers] = None
 
     # ------------------------------------------------------------ names and imports
 
@@ -168,19 +169,22 @@ class Model:
     def may_be_read_dynamically(self, name: str, node) -> bool:
         """Could ``name`` (a variable of ``node``'s scope, or a dotted attribute
         path) be read without being spelled: ``locals()``, ``vars()``,
-        ``eval``, ``exec`` in the scope, ``globals()`` for a module name, or
-        ``getattr(obj, "name")`` anywhere."""
+        ``eval``, ``exec`` in the scope; ``globals()``, ``eval``, ``exec``
+        anywhere for a module-level name; ``getattr(obj, "name")`` anywhere,
+        and for attributes also ``getattr`` with a computed name or
+        ``vars(obj)``."""
+        readers = self._readers()
+        if "." in name:
+            return name.rpartition(".")[2] in readers.names or readers.any_attribute
         scope = self.scope_of(node)
-        attr = name.rpartition(".")[2]
         module_level = scope.kind == "module" or name in scope.globals
-        for other in self.index.scopes.values():
-            for read in other.dynamic:
-                if read.name == attr and read.how in ("getattr", "hasattr"):
-                    return True
-                if "." not in name and (other is scope and read.how in _LOCALS_READERS
-                                        or module_level and read.how in ("globals", "eval", "exec")):
-                    return True
-        return False
+        return name in readers.names or id(scope) in readers.local_scopes \
+            or (module_level and readers.global_anywhere)
+
+    def _readers(self) -> "_Readers":
+        if self._reader_summary is None:
+            self._reader_summary = _Readers(self.index.scopes.values())
+        return self._reader_summary
 
     def layer_names_read(self) -> Set[str]:
         """Names passed to ``get_layer("...")`` anywhere in the module."""
@@ -313,6 +317,30 @@ class Model:
     def after_tape(self, node) -> Optional[Tape]:
         """The tape whose block closed before ``node`` in the same scope."""
         return self.contexts.after_tape(node)
+
+
+class _Readers:
+    """The module's dynamic readers, summed up once for name questions."""
+
+    def __init__(self, scopes):
+        self.names: Set[str] = set()
+        self.local_scopes: Set[int] = set()
+        self.global_anywhere = False
+        self.any_attribute = False
+        for scope in scopes:
+            for read in scope.dynamic:
+                if read.how in ("getattr", "hasattr"):
+                    if read.name is not None:
+                        self.names.add(read.name)
+                    else:
+                        self.any_attribute = True
+                elif read.how == "vars" and split_arguments(read.node.children[1])[0]:
+                    self.any_attribute = True
+                elif read.how in _LOCALS_READERS:
+                    self.local_scopes.add(id(scope))
+                    self.global_anywhere |= read.how in ("eval", "exec")
+                elif read.how == "globals":
+                    self.global_anywhere = True
 
 
 def _first_parameter(funcdef) -> Optional[str]:

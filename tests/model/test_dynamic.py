@@ -82,3 +82,25 @@ def test_a_reader_in_a_loop_is_listed_once(snippet):
                     value = getattr(cfg, "rate")
     """)
     assert [(r.how, r.name) for r in s.model.dynamic_readers(s.node("value"))] == [("getattr", "rate")]
+
+
+def test_vars_of_an_object_and_computed_getattr_read_its_attributes(snippet):
+    s = snippet("""
+        class Net:
+            def __init__(self):
+                self.head = make()
+                helper = 1
+            def dump(self):
+                return vars(self)
+    """)
+    m = s.model
+    assert m.may_be_read_dynamically("self.head", s.node("self.head", 0))
+    assert not m.may_be_read_dynamically("helper", s.node("helper"))
+    t = snippet("""
+        class Net:
+            def __init__(self):
+                self.head = make()
+            def pick(self, which):
+                return getattr(self, which)
+    """)
+    assert t.model.may_be_read_dynamically("self.head", t.node("self.head", 0))
