@@ -150,15 +150,41 @@ class Model:
 
     def same_value_at(self, expr, at, origin) -> bool:
         """Can ``expr`` (found at ``origin``) be evaluated at the entry of
-        ``at``'s statement with the same inputs? Every name and attribute path
-        it reads must have the same reaching bindings at both points."""
+        ``at``'s statement (one that holds ``origin`` or comes before it in
+        an enclosing block) with the same value as at ``origin``? Only when no
+        binding (assignment, mutation, loop target) of a name or attribute
+        path it reads that reaches ``origin`` lies in between: inside ``at``
+        or in the statements from ``at`` down to ``origin``. Data flow only:
+        whether calls inside ``expr`` have side effects is the recipe's
+        concern."""
         scope = self.scope_of(origin)
         if self.scope_of(at) is not scope:
             return False
+        between = _between(statement_of(at), origin)
+        if between is None:
+            return False
         for key in _read_keys(expr):
-            if set(self.reaching(key, at)) != set(self.reaching(key, statement_of(origin))):
-                return False
+            for binding in self.reaching(key, statement_of(origin)):
+                node = binding.node
+                while node is not None and node is not scope.node:
+                    if id(node) in between:
+                        return False
+                    node = node.parent
         return True
+
+    def hoist_above(self, expr, origin):
+        """The outermost loop around ``origin`` (in its scope) above which
+        ``expr`` has the same value at every iteration; None when not even
+        the innermost loop qualifies."""
+        found, node = None, origin.parent
+        scope = self.scope_of(origin)
+        while node is not None and node is not scope.node:
+            if node.type in (syms.for_stmt, syms.while_stmt):
+                if not self.same_value_at(expr, node, origin):
+                    break
+                found = node
+            node = node.parent
+        return found
 
     def dynamic_readers(self, node) -> List[DynamicRead]:
         """Calls in ``node``'s scope (or the scope ``node`` is) that read
@@ -351,6 +377,22 @@ def _first_parameter(funcdef) -> Optional[str]:
     first = first.children[0] if first.type == syms.typedargslist else first
     first = first.children[0] if first.type == syms.tname else first
     return first.value if first.type == token.NAME else None
+
+
+def _between(at, origin) -> Optional[Set[int]]:
+    """Ids of the statements run from the entry of ``at`` until ``origin``:
+    ``at`` itself when it holds ``origin``, else ``at`` and its following
+    siblings up to the one holding ``origin``; None when ``at`` is neither."""
+    node = origin
+    while node is not None and node.parent is not at.parent:
+        node = node.parent
+    if node is None:
+        return None
+    siblings = at.parent.children
+    first, last = siblings.index(at), siblings.index(node)
+    if first > last:
+        return None
+    return {id(s) for s in siblings[first:last + 1]}
 
 
 def _position(binding: Binding):

@@ -192,3 +192,36 @@ def test_try_except_bindings_merge(snippet):
         use(value)
     """)
     assert lines(s.model.reaching("value", s.node("value", -1))) == [2, 4]
+
+
+def test_hoist_above_finds_the_outermost_loop_that_does_not_change_the_inputs(snippet):
+    s = snippet("""
+        for epoch in range(3):
+            scale = schedule(epoch)
+            for step in range(10):
+                for k in range(5):
+                    v = scale * base
+                    w = scale * k
+    """)
+    m = s.model
+    inner = s.statement("for k in range(5):")
+    middle = s.statement("for step in range(10):")
+    assert m.hoist_above(s.node("scale * base"), s.node("v = scale * base")) is middle
+    assert m.hoist_above(s.node("scale * k"), s.node("w = scale * k")) is None
+    assert inner is not middle
+
+
+def test_same_value_in_straight_line_code(snippet):
+    s = snippet("""
+        x = first()
+        marker = 1
+        x = second()
+        result = x + 1
+        other = 2
+    """)
+    m = s.model
+    origin = s.node("result = x + 1")
+    assert not m.same_value_at(s.node("x + 1"), s.statement("marker = 1"), origin)
+    assert m.same_value_at(s.node("x + 1"), s.statement("x = second()"), origin) is False
+    assert m.same_value_at(s.node("x + 1"), s.statement("result = x + 1"), origin)
+    assert not m.same_value_at(s.node("x + 1"), s.statement("other = 2"), origin)
