@@ -123,6 +123,8 @@ class Model:
         recorded = self.index.reads.get(id(at)) if at.type == token.NAME and at.value == key else None
         scope = self.scope_of(at)
         root = key.partition(".")[0]
+        if recorded is None and "." not in key:
+            recorded = self._read_at_entry(statement_of(at), key)
         if recorded is None and scope.binds(root):
             recorded = flow.track(scope, self.index, key, at)
             if recorded is None:
@@ -130,6 +132,19 @@ class Model:
         if not recorded and not scope.binds(root):
             recorded = self._free(key, scope)
         return sorted(recorded or (), key=_position)
+
+    def _read_at_entry(self, stmt, name: str):
+        """What a read of ``name`` in a one-statement line saw: the entry
+        state of that statement (reads run before its own bindings), unless
+        the read sees a binding made inside the statement (a comprehension,
+        a walrus, a lambda)."""
+        if stmt.type != syms.simple_stmt or len(stmt.children) != 2:
+            return None
+        for leaf in stmt.leaves():
+            bindings = self.index.reads.get(id(leaf)) if leaf.value == name else None
+            if bindings is not None and not any(_within(b.node, stmt) for b in bindings):
+                return bindings
+        return None
 
     def _free(self, key: str, scope: Scope):
         """A name a scope reads but does not bind: any binding of the scope
@@ -163,8 +178,8 @@ class Model:
         between = _between(statement_of(at), origin)
         if between is None:
             return False
-        for key in _read_keys(expr):
-            for binding in self.reaching(key, statement_of(origin)):
+        for key, where in _inputs(expr, self.index.reads, statement_of(origin)):
+            for binding in self.reaching(key, where):
                 node = binding.node
                 while node is not None and node is not scope.node:
                     if id(node) in between:
@@ -388,11 +403,9 @@ def _between(at, origin) -> Optional[Set[int]]:
         node = node.parent
     if node is None:
         return None
-    siblings = at.parent.children
-    first, last = siblings.index(at), siblings.index(node)
-    if first > last:
-        return None
-    return {id(s) for s in siblings[first:last + 1]}
+    siblings = [id(s) for s in at.parent.children]  # by identity: fissix's == compares trees
+    first, last = siblings.index(id(at)), siblings.index(id(node))
+    return set(siblings[first:last + 1]) if first <= last else None
 
 
 def _position(binding: Binding):
@@ -400,20 +413,27 @@ def _position(binding: Binding):
     return (node.get_lineno() or 0, id(node))
 
 
-def _read_keys(expr) -> Set[str]:
-    """Names and attribute paths an expression reads."""
-    keys: Set[str] = set()
+def _within(node, ancestor) -> bool:
+    while node is not None:
+        if node is ancestor:
+            return True
+        node = node.parent
+    return False
+
+
+def _inputs(expr, reads, statement):
+    """(name or attribute path, where to ask what reaches it) for what
+    ``expr`` reads: a name at its own recorded read, anything else at the
+    entry of ``statement``."""
     for node in expr.pre_order():
-        if node.type == token.NAME and not (node.prev_sibling is not None
-                                            and node.prev_sibling.type == token.DOT):
-            parent = node.parent
-            if not (parent is not None and parent.type == syms.argument
-                    and parent.children[0] is node and len(parent.children) == 3):
-                keys.add(node.value)
+        if node.type == token.NAME and node.value not in NOT_VARIABLES \
+                and not (node.prev_sibling is not None and node.prev_sibling.type == token.DOT) \
+                and not (node.parent is not None and node.parent.type == syms.argument
+                         and node.parent.children[0] is node and len(node.parent.children) == 3):
+            yield node.value, node if id(node) in reads else statement
         elif node.type == syms.power:
             for end in range(2, len(node.children) + 1):
                 path = attribute_path(node.children[:end])
                 if path is None:
                     break
-                keys.add(path)
-    return keys - NOT_VARIABLES
+                yield path, statement

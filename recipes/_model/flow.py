@@ -115,9 +115,12 @@ class Index:
 
 
 def lookup(state, key: str) -> FrozenSet:
+    """``state[key]``, else the value of its longest bound prefix, else EMPTY."""
+    maps = state.maps
     while True:
-        if key in state:
-            return state[key]
+        for mapping in maps:
+            if key in mapping:
+                return mapping[key]
         dot = key.rfind(".")
         if dot < 0:
             return EMPTY

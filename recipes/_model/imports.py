@@ -58,7 +58,7 @@ def import_bindings(node) -> Iterator[Tuple[str, object, Optional[str]]]:
                 yield root.value, root, canonical(root.value)
         return
     parts = node.children
-    where = parts.index(next(p for p in parts if p.type == token.NAME and p.value == "import"))
+    where = next(i for i, p in enumerate(parts) if p.type == token.NAME and p.value == "import")
     module = "".join(_text(p) for p in parts[1:where])
     relative = module.startswith(".")
     for child in parts[where + 1:]:
