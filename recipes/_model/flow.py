@@ -516,7 +516,8 @@ class Walker:
         for item in stmt.children[1:-2]:
             if item.type == syms.with_item:
                 self.expr(item.children[0], state)
-                self.store(item.children[2], stmt, state, "with", value=item.children[0])
+                self.store(item.children[2], stmt, state, "with", value=item.children[0],
+                           source=item.children[0])
             elif item.type != token.COMMA:
                 self.expr(item, state)
         return self.block(stmt.children[-1], state)

@@ -252,7 +252,7 @@ class Kinds:
         if how in ("assign", "annassign", "walrus", "with"):
             if b.value is not None:
                 return self._of(b.value)
-            return self._descend(self._of(b.source), b.path)
+            return self._descend(self._of(b.source), b.path) if b.source is not None else UNKNOWN
         if how in ("for", "comprehension"):
             return self._descend(self._element(self._of(b.source)), b.path)
         if how == "augassign":

@@ -222,3 +222,15 @@ def test_a_list_filled_by_append_holds_what_was_appended(snippet):
     assert s.kind("rows", -1).element.kind == Kind.NDARRAY
     assert s.kind("mixed", -1).kind == Kind.PYLIST
     assert s.kind("mixed", -1).element.kind == Kind.UNKNOWN
+
+
+def test_unpacked_with_targets_and_starred_targets_do_not_break_inference(snippet):
+    s = snippet(HEADER, """
+        with make() as (a, b):
+            use(a)
+        first, *rest = tf.unstack(x)
+        use(rest)
+    """)
+    assert s.kind("a", -1).kind == Kind.UNKNOWN
+    assert s.kind("first", -1).kind == Kind.TENSOR
+    assert s.kind("rest", -1).kind == Kind.PYLIST
