@@ -87,7 +87,12 @@ class Kinds:
     def __init__(self, model: "Model"):
         self.model = model
         self.memo: Dict[object, Optional[Value]] = {}
-        self.active: set = set()
+        # Inference in progress, innermost last: key, and the lowest stack
+        # position of an unfinished inference its result depended on.
+        self.stack: List[object] = []
+        self.lowest: List[int] = []
+        self.position: Dict[object, int] = {}
+        self.assumed: Dict[object, Optional[Value]] = {}
 
     # ------------------------------------------------------------ entry points
 
@@ -101,16 +106,40 @@ class Kinds:
         return found if found is not None else UNKNOWN
 
     def _memoized(self, key, compute, arg) -> Optional[Value]:
+        """``compute(arg)``, memoized. A question that comes back to itself
+        (a name bound from itself in a loop) is answered from an assumption,
+        first "nothing known", then the previous answer, until the answer
+        settles; answers that leaned on an unsettled assumption are not kept."""
         if key in self.memo:
             return self.memo[key]
-        if key in self.active:
-            return None
-        self.active.add(key)
+        if key in self.position:
+            depth = self.position[key]
+            self.lowest[-1] = min(self.lowest[-1], depth)
+            return self.assumed.get(key)
+        depth = len(self.stack)
+        self.stack.append(key)
+        self.position[key] = depth
+        self.lowest.append(depth + 1)
         try:
             found = compute(arg)
+            for _ in range(4):
+                settled = key in self.assumed and found == self.assumed[key]
+                if self.lowest[-1] != depth or settled:
+                    break
+                self.assumed[key] = found
+                self.lowest[-1] = depth + 1
+                found = compute(arg)
+            else:
+                found = UNKNOWN
         finally:
-            self.active.discard(key)
-        self.memo[key] = found
+            self.stack.pop()
+            del self.position[key]
+            lowest = self.lowest.pop()
+            self.assumed.pop(key, None)
+        if lowest < depth:
+            self.lowest[-1] = min(self.lowest[-1], lowest)
+        else:
+            self.memo[key] = found
         return found
 
     def _of(self, node) -> Optional[Value]:

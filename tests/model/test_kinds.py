@@ -234,3 +234,28 @@ def test_unpacked_with_targets_and_starred_targets_do_not_break_inference(snippe
     assert s.kind("a", -1).kind == Kind.UNKNOWN
     assert s.kind("first", -1).kind == Kind.TENSOR
     assert s.kind("rest", -1).kind == Kind.PYLIST
+
+
+def test_a_name_that_changes_kind_around_a_loop_is_unknown_inside_it(snippet):
+    s = snippet(HEADER, """
+        total = 0
+        for t in tf.unstack(x):
+            before = total
+            total = total + t
+        after = total
+    """)
+    # first iteration a number, later a tensor: neither can be promised
+    assert s.kind("total", 1).kind == Kind.UNKNOWN     # ``before = total``
+    assert s.kind("total + t").kind == Kind.TENSOR
+    assert s.kind("total", -1).kind == Kind.UNKNOWN    # zero iterations leave the 0
+    # asked in the other order: the answer inside the loop must not be one
+    # that was only assumed while the answer after it was being worked out
+    fresh = snippet(HEADER, """
+        total = 0
+        for t in tf.unstack(x):
+            total = total + t
+        after = total
+    """)
+    assert fresh.kind("total", -1).kind == Kind.UNKNOWN
+    assert fresh.kind("total + t").kind == Kind.TENSOR
+    assert fresh.kind("total", 2).kind == Kind.UNKNOWN
