@@ -1,0 +1,41 @@
+"""How recipes and the engine get, share and drop the model."""
+
+from fissix.pytree import Leaf
+from fissix.pgen2 import token
+
+from migrate.engine import parse
+from recipes._model import Kind, forget, model_of
+
+
+def test_one_model_per_tree_whatever_node_asks():
+    tree = parse("import tensorflow as tf\nx = tf.ones(3)\n")
+    leaf = next(tree.leaves())
+    assert model_of(tree) is model_of(leaf) is model_of(tree.children[1])
+    assert model_of(parse("y = 1\n")) is not model_of(tree)
+
+
+def test_forget_makes_the_next_question_see_the_changed_tree():
+    tree = parse("import numpy as np\nx = np.ones(3)\ny = x\n")
+    use = tree.children[2].children[0].children[2]
+    assert model_of(tree).kind_of(use).kind == Kind.NDARRAY
+    # a modifier rewrites ``np.ones(3)`` into ``tf.ones(3)`` and adds the import
+    np_leaf = tree.children[1].children[0].children[2].children[0]
+    np_leaf.replace(Leaf(token.NAME, "tf"))
+    tree.children[0].children[0].children[1].children[0].replace(Leaf(token.NAME, "tensorflow", prefix=" "))
+    tree.children[0].children[0].children[1].children[2].replace(Leaf(token.NAME, "tf", prefix=" "))
+    stale = model_of(tree)
+    forget(use)
+    fresh = model_of(tree)
+    assert fresh is not stale
+    assert fresh.kind_of(use).kind == Kind.TENSOR
+
+
+def test_a_node_added_after_the_build_is_unknown_not_an_error():
+    tree = parse("import numpy as np\nx = np.ones(3)\n")
+    model = model_of(tree)
+    added = parse("z = np.zeros(2)\n").children[0]
+    added.remove()
+    tree.insert_child(2, added)
+    expr = added.children[0].children[2]
+    assert model.kind_of(expr).kind in (Kind.NDARRAY, Kind.UNKNOWN)
+    assert model.gradient_context(expr) is None
