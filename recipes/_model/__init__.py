@@ -57,6 +57,8 @@ class Model:
         bound = {name for scope in self.index.scopes.values() for name in scope.by_name}
         self.imports = build_imports(self.index.imports, self.index.read_names - bound)
         self._kinds = Kinds(self)
+        self._likely: Optional[Kinds] = None
+        self._call_sites: Dict[int, Optional[List]] = {}
         self._contexts: Optional[Contexts] = None
         self._attributes: Dict[int, Dict[str, List[Binding]]] = {}
         self._reader_summary: Optional[_Readers] = None
@@ -238,6 +240,15 @@ class Model:
         """What ``expr`` evaluates to (UNKNOWN when not provable)."""
         return self._kinds.value(expr) if expr.parent is not None or expr is self.root else UNKNOWN
 
+    def likely_kind_of(self, expr) -> Value:
+        """``kind_of``, where a parameter the model cannot type is also typed
+        from what every call of its function in this module passes (calls
+        from other modules are not seen: an answer to report on, not to
+        prove a fix safe)."""
+        if self._likely is None:
+            self._likely = Kinds(self, call_sites=True)
+        return self._likely.value(expr) if expr.parent is not None or expr is self.root else UNKNOWN
+
     def iter_kind(self, expr) -> Value:
         """What one step of iterating ``expr`` gives."""
         return self._kinds.element(expr)
@@ -327,6 +338,33 @@ class Model:
             method = self.methods(cls).get(call.children[1].children[1].value)
             return [method] if method is not None else []
         return [b.value for b in self.reaching(head.value, head) if b.how == "def"]
+
+    def call_sites(self, function) -> Optional[List]:
+        """(call trailer, position shift) of every call of the module
+        function or method ``function`` in this module (``f(...)``,
+        ``self.f(...)``: shift 1); None when its name appears anywhere else
+        (it may be passed around and called with anything)."""
+        key = id(function)
+        if key not in self._call_sites:
+            self._call_sites[key] = self._find_call_sites(function)
+        return self._call_sites[key]
+
+    def _find_call_sites(self, function) -> Optional[List]:
+        name = function.children[1]
+        method = self.method_class(function) is not None
+        shift = 1 if method and not self.is_static(function) else 0
+        sites, heads = [], {id(name)}
+        for scope in self.index.scopes.values():
+            for _, call in scope.calls:
+                if not any(f is function for f in self.functions_called(call)):
+                    continue
+                at = 2 if call.children[1].children[0].type == token.DOT else 1
+                sites.append((call.children[at], shift if at == 2 else 0))
+                heads.add(id(call.children[1].children[1] if at == 2 else call.children[0]))
+        for leaf in self.root.leaves():
+            if leaf.type == token.NAME and leaf.value == name.value and id(leaf) not in heads:
+                return None
+        return sites
 
     def _is_self(self, leaf, function) -> bool:
         return any(b.how == "param" and b.path == (0,) and b.statement is function

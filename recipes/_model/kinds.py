@@ -84,8 +84,11 @@ def last_name(path: str) -> str:
 class Kinds:
     """Infers values for one module's model; every answer is memoized."""
 
-    def __init__(self, model: "Model"):
+    def __init__(self, model: "Model", call_sites: bool = False):
         self.model = model
+        # also bind a parameter the model cannot type from the arguments of
+        # every call of its function in this module (``likely_kind_of``)
+        self.call_sites = call_sites
         self.memo: Dict[object, Optional[Value]] = {}
         # Inference in progress, innermost last: key, and the lowest stack
         # position of an unfinished inference its result depended on.
@@ -299,17 +302,42 @@ class Kinds:
         if function.type != syms.funcdef:
             return UNKNOWN
         cls = self.model.method_class(function)
-        if cls is None:
+        if cls is not None:
+            position, name = b.path[0], function.children[1].value
+            if position == 0 and not self.model.is_static(function):
+                return self.instance(cls, with_width=False)
+            role = self.keras_role(cls)
+            if position == 1 and role and name == "call":
+                return of(Kind.TENSOR)
+            if position == 1 and role == "model" and name in _STEP_METHODS:
+                return of(Kind.DATASET_ELEMENT)
+        return self._from_calls(b) if self.call_sites else UNKNOWN
+
+    def _from_calls(self, b: Binding) -> Optional[Value]:
+        """The join of what every call of the function in this module passes
+        for parameter ``b`` (its default where a call leaves it out);
+        UNKNOWN when there is no call, the function is used otherwise
+        (passed around, so called from elsewhere) or ``*``/``**`` is involved."""
+        sites = self.model.call_sites(b.statement)
+        if not sites or _after_star(b.node):
             return UNKNOWN
-        position, name = b.path[0], function.children[1].value
-        if position == 0 and not self.model.is_static(function):
-            return self.instance(cls, with_width=False)
-        role = self.keras_role(cls)
-        if position == 1 and role and name == "call":
-            return of(Kind.TENSOR)
-        if position == 1 and role == "model" and name in _STEP_METHODS:
-            return of(Kind.DATASET_ELEMENT)
-        return UNKNOWN
+        passed = []
+        for trailer, shift in sites:
+            positional, keywords = split_arguments(trailer)
+            if any(a.type == syms.argument and a.children[0].type in (token.STAR, token.DOUBLESTAR)
+                   for a in positional):
+                return UNKNOWN
+            index = b.path[0] - shift
+            if b.name in keywords:
+                passed.append(keywords[b.name])
+            elif 0 <= index < len(positional):
+                passed.append(positional[index])
+            elif b.value is not None:
+                passed.append(b.value)
+            else:
+                return UNKNOWN
+        found = join(self._of(arg) for arg in passed)
+        return found if found is not None else None
 
     def annotation(self, node) -> Value:
         if node.type == syms.power and node.children[-1].children[0].type == token.LSQB:
@@ -726,6 +754,16 @@ def _mutating_call(binding: Binding):
 def _positional(trailer) -> List:
     """Positional arguments of a call trailer, ``*args`` left out."""
     return [a for a in split_arguments(trailer)[0] if a.type != syms.argument]
+
+
+def _after_star(name) -> bool:
+    """Is the parameter ``name`` ``*args``/``**kwargs`` or keyword-only?"""
+    node = name if name.parent.type != syms.tname else name.parent
+    while node is not None:
+        if node.type in (token.STAR, token.DOUBLESTAR):
+            return True
+        node = node.prev_sibling
+    return False
 
 
 def _is_slice(index) -> bool:

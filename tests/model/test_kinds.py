@@ -259,3 +259,55 @@ def test_a_name_that_changes_kind_around_a_loop_is_unknown_inside_it(snippet):
     assert fresh.kind("total", -1).kind == Kind.UNKNOWN
     assert fresh.kind("total + t").kind == Kind.TENSOR
     assert fresh.kind("total", 2).kind == Kind.UNKNOWN
+
+
+# --- parameters typed from the calls of their function (likely_kind_of) ------
+
+def test_a_parameter_is_typed_from_every_call_in_the_module_only_on_request(snippet):
+    s = snippet(HEADER, """
+        def make():
+            return tf.data.Dataset.from_tensor_slices((xs, ys)).batch(8)
+
+        def train(model, dataset, epochs=2):
+            for xb, yb in dataset:
+                use(yb, epochs)
+
+        train(keras.Sequential([keras.layers.Dense(1)]), make())
+        train(None, make(), epochs=3)
+    """)
+    yb = s.node("yb", -1)
+    assert not s.model.kind_of(yb).is_known
+    assert s.model.likely_kind_of(yb).kind == Kind.TENSOR
+    assert s.model.likely_kind_of(s.node("epochs", 1)).kind == Kind.NUMBER  # default and keyword
+
+
+@pytest.mark.parametrize("calls", [
+    "",                                   # never called here
+    "run(to_tensor)\n",                   # passed around: called with anything elsewhere
+    "to_tensor(*args)\n",                 # arguments not known one by one
+    "to_tensor(np.ones(3))\nto_tensor(tf.ones(3))\n",  # different kinds
+])
+def test_a_parameter_stays_unknown_without_a_complete_set_of_calls(snippet, calls):
+    s = snippet(HEADER, "def to_tensor(batch):\n    return batch\n", calls)
+    assert not s.model.likely_kind_of(s.node("batch", -1)).is_known
+
+
+def test_a_method_parameter_is_typed_from_self_calls_past_self(snippet):
+    s = snippet(HEADER, """
+        class Explainer:
+            def explain(self, image):
+                return self.score(image * 2)
+
+            def score(self, batch):
+                return batch
+    """)
+    assert s.model.likely_kind_of(s.node("batch", -1)).kind == Kind.UNKNOWN  # image: unknown
+    s = snippet(HEADER, """
+        class Explainer:
+            def explain(self):
+                return self.score(tf.ones(3))
+
+            def score(self, batch):
+                return batch
+    """)
+    assert s.model.likely_kind_of(s.node("batch", -1)).kind == Kind.TENSOR

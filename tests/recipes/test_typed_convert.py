@@ -9,7 +9,7 @@ import textwrap
 
 import pytest
 
-from recipe_cases import NEEDS_MODEL, body_of, check_case, invalid, only, params, run_body, valid
+from recipe_cases import body_of, check_case, invalid, only, params, run_body, valid
 
 RECIPE = "typed-convert"
 
@@ -161,8 +161,7 @@ CASES = [
 
         def load(rows):
             return tf.cast(tf.convert_to_tensor(np.array(rows).reshape(-1, 3)), tf.float32)
-        """, "values whose kind is knowable: np.array(...).reshape(...) is NumPy", safety="safe",
-        xfail=NEEDS_MODEL),
+        """, "values whose kind is knowable: np.array(...).reshape(...) is NumPy", safety="safe"),
     invalid("flatten_is_numpy", """
         import numpy as np
         import tensorflow as tf
@@ -173,7 +172,7 @@ CASES = [
             x = tf.convert_to_tensor(flat)
             x = tf.cast(x, tf.float32)
             return x
-        """, "values whose kind is knowable: .flatten() is NumPy", safety="safe", xfail=NEEDS_MODEL),
+        """, "values whose kind is knowable: .flatten() is NumPy", safety="safe"),
     invalid("argmax_is_a_tensor", """
         import tensorflow as tf
 
@@ -190,7 +189,7 @@ CASES = [
         def count(x):
             return tf.cast(tf.convert_to_tensor(tf.shape(x)[0]), tf.float32)
         """, "values whose kind is knowable: tf.shape(x)[0] is a tensor: report, no fold",
-        fixable=False, xfail=NEEDS_MODEL),
+        fixable=False),
     invalid("compat_v2_import", """
         import numpy as np
         import tensorflow.compat.v2 as tf
@@ -200,7 +199,7 @@ CASES = [
             x = tf.convert_to_tensor(np.asarray(rows))
             x = tf.cast(x, tf.float32)
             return x
-        """, "import spellings: tensorflow.compat.v2", xfail=NEEDS_MODEL),
+        """, "import spellings: tensorflow.compat.v2", safety="safe"),
     valid("dtype_given_once", """
         import tensorflow as tf
 
@@ -214,3 +213,26 @@ CASES = [
 @pytest.mark.parametrize("case", params(CASES))
 def test_failure_class(case):
     check_case(RECIPE, case)
+
+
+def test_typed_convert_reports_a_parameter_every_caller_passes_a_tensor_and_says_why():
+    result = run_body("""
+        def scale(batch):
+            batch = tf.convert_to_tensor(batch)
+            batch = tf.cast(batch, tf.float32)
+            return batch
+
+
+        out = scale(tf.ones(3, tf.int32))
+        """, "typed-convert")
+    finding = only(result)
+    assert not finding.fixable and "as every call in this module passes it" in finding.message
+    assert result.output == result.source
+
+
+def test_typed_convert_says_what_could_not_be_proven():
+    result = run_body("""
+        def scale(batch):
+            return tf.cast(tf.convert_to_tensor(batch), tf.float32)
+        """, "typed-convert", unsafe=False)
+    assert "it is a parameter: callers may pass a tensor" in only(result).message
