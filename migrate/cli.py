@@ -36,7 +36,7 @@ SELECT = typer.Option(None, "--select", help="Only these recipe ids (comma-separ
 IGNORE = typer.Option(None, "--ignore", help="Skip these recipe ids.")
 EXCLUDE = typer.Option(None, "--exclude", help="Glob(s) of paths to skip (gitignore syntax).")
 UNSAFE = typer.Option(None, "--unsafe-fixes/--no-unsafe-fixes", help="Also apply unsafe fixes.")
-TARGET = typer.Option(None, "--target-index", help="Output index used by scalar-target (default 0).")
+TARGET = typer.Option(None, "--target-index", help="Output index used by scalar-target (default: a class index in scope, else 0).")
 STDIN_NAME = typer.Option(None, "--stdin-filename", help="Path the stdin buffer belongs to (config, messages).")
 TARGETS = typer.Argument(None, show_default=False,
                          help="Files or directories; '-' reads source from stdin; none with --files-from.")

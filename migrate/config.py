@@ -25,7 +25,7 @@ class Config:
     ignore: List[str] = field(default_factory=list)
     exclude: List[str] = field(default_factory=list)
     unsafe_fixes: bool = False
-    target_index: int = 0
+    target_index: Optional[int] = None  # None: scalar-target picks (an index in scope, else 0)
     source: Optional[Path] = None
 
     def merged(self, **flags) -> "Config":
@@ -62,7 +62,7 @@ def load(start: Path) -> Config:
             ignore=_strings(table, "ignore", path),
             exclude=_strings(table, "exclude", path),
             unsafe_fixes=_bool(table, "unsafe-fixes", path),
-            target_index=int(table.get("target-index", 0)),
+            target_index=int(table["target-index"]) if "target-index" in table else None,
             source=path,
         )
     except (TypeError, ValueError) as err:

@@ -64,6 +64,7 @@ _FLOAT_DTYPES = {"float16", "float32", "float64", "bfloat16", "half", "double"}
 _CASTS = {"tensorflow.cast", "tensorflow.dtypes.cast"}
 _CONVERT = "tensorflow.convert_to_tensor"
 _HOST_METHODS = {"to_numpy", "astype"}
+_MAX_DEPTH = 8
 
 
 def _is_float_dtype(node, model) -> bool:
@@ -87,11 +88,23 @@ def _host_data(value: Value) -> bool:
     return value.element is not None and _host_data(value.element)
 
 
-def _host_method(node) -> bool:
-    """``....values``, ``....to_numpy()``, ``....astype(...)`` on a receiver
-    of unknown kind: pandas/NumPy spellings a tensor does not have (trusted,
-    see CAVEATS)."""
+def _provably_data(node, model, depth: int = 0) -> bool:
+    """The model proves ``node`` is host data, or it is ``....values``,
+    ``....to_numpy()``, ``....astype(...)`` on a receiver of unknown kind
+    (pandas/NumPy spellings a tensor does not have; trusted, see CAVEATS),
+    directly, item by item in a display, or through every binding of a name."""
+    if _host_data(model.kind_of(node)):
+        return True
+    if depth > _MAX_DEPTH:
+        return False
     node = s.unparen(node)
+    if node.type == token.NAME:
+        bindings = model.reaching(node.value, node)
+        values = [_bound_expression(b, model) for b in bindings]
+        return bool(values) and all(v is not None and _provably_data(v, model, depth + 1) for v in values)
+    elements = s.literal_elements(node)
+    if elements is not None:
+        return all(_provably_data(e, model, depth + 1) for e in elements)
     trailers = node.children[1:] if node.type == s.syms.power else []
     if not trailers or any(t.type != s.syms.trailer for t in trailers):
         return False
@@ -100,6 +113,26 @@ def _host_method(node) -> bool:
         return True
     return len(trailers) >= 2 and last.children[0].value == "(" and trailers[-2].children[0].value == "." \
         and trailers[-2].children[1].value in _HOST_METHODS
+
+
+def _bound_expression(binding, model):
+    """The expression an assignment binds to this name, also one item of an
+    unpacked list/tuple display (or of a name assigned once to one); None
+    otherwise."""
+    if binding.how != "assign":
+        return None
+    if binding.value is not None:
+        return binding.value
+    node = binding.source
+    for index in binding.path:
+        if node is not None and s.unparen(node).type == token.NAME:
+            assigned = model.last_assignment(s.unparen(node).value, node)
+            node = assigned.value if assigned is not None and assigned.how == "assign" else None
+        elements = s.literal_elements(s.unparen(node)) if node is not None else None
+        if elements is None or not 0 <= index < len(elements):
+            return None
+        node = elements[index]
+    return node
 
 
 def _unproven(value_node, model) -> str:
@@ -149,7 +182,7 @@ def _decide(node, value, dtype, model) -> bool:
         return propose(node, f"`{what}` is already a tensor{where}: tf.convert_to_tensor(t, dtype=D) "
                              "raises ValueError when t has another dtype, so this is not folded; "
                              f"write tf.cast({what}, {dtype_text}) directly", fixable=False)
-    proven = _host_data(model.kind_of(value)) or _host_method(value)
+    proven = _provably_data(value, model)
     if proven and _is_float_dtype(dtype, model):
         return propose(node, f"convert then cast: the data enters TensorFlow in its inferred dtype first; "
                              f"{fold} converts it once to the dtype the model needs")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from recipe_cases import NEEDS_MODEL, check_case, invalid, only, params, run_body, valid
+from recipe_cases import check_case, invalid, only, params, run_body, valid
 
 RECIPE = "scalar-target"
 
@@ -178,7 +178,7 @@ CASES = [
                 tape.watch(x)
                 pred = regressor(x)
             return tape.gradient(pred, x)
-        """, "model facts: one output unit is already the target", xfail=NEEDS_MODEL),
+        """, "model facts: one output unit is already the target"),
     valid("training_step", """
         import tensorflow as tf
 
@@ -194,3 +194,84 @@ CASES = [
 @pytest.mark.parametrize("case", params(CASES))
 def test_failure_class(case):
     check_case(RECIPE, case)
+
+
+def test_scalar_target_prefers_a_class_index_in_scope_and_says_what_it_knows():
+    result = run_body("""
+        def build():
+            return tf.keras.Sequential([tf.keras.layers.Dense(4), tf.keras.layers.Dense(3)])
+
+
+        def explain(model, x, target_class_idx):
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                probs = model(x)
+            return tape.gradient(probs, x)
+
+
+        explain(build(), np.ones((1, 2)), 2)
+        """, "scalar-target")
+    assert "probs = model(x)[:, target_class_idx]\n" in result.output
+    message = only(result).message
+    assert "(3 outputs per example, built at line 7)" in message
+    assert "`target_class_idx` is the target index in scope" in message
+
+
+def test_scalar_target_says_when_it_falls_back_to_the_default_index():
+    result = run_body("""
+        def explain(model, x, labels):
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                probs = model(x)
+            return tape.gradient(probs, x)
+        """, "scalar-target")
+    assert "probs = model(x)[:, 0]\n" in result.output
+    assert "output width not known here" in only(result).message
+    assert "no target index in scope, so the default 0" in only(result).message
+
+
+@pytest.mark.parametrize("gradient", [
+    "tape.gradient(preds, img)[0]",
+    "tape.gradient(target=preds, sources=img)",
+    "tf.abs(tape.gradient(preds, img))",
+])
+def test_scalar_target_finds_gradient_calls_in_larger_expressions_and_by_keyword(gradient):
+    result = run_body(f"""
+        def saliency(model, img):
+            with tf.GradientTape() as tape:
+                tape.watch(img)
+                preds = model(img)
+            return {gradient}
+        """, "scalar-target")
+    assert "preds = model(img)[:, 0]\n" in result.output
+
+
+@pytest.mark.parametrize("build", [
+    # a subclass whose call returns a Dense(1) head
+    "class Critic(tf.keras.Model):\n    def __init__(self):\n        super().__init__()\n"
+    "        self.head = tf.keras.layers.Dense(1)\n\n    def call(self, x):\n        return self.head(x)\n\n\n"
+    "model = Critic()\n",
+    # a functional model whose output is a Dense(1) layer's
+    "inputs = tf.keras.Input((3,))\nmodel = tf.keras.Model(inputs, tf.keras.layers.Dense(1)(inputs))\n",
+])
+def test_scalar_target_leaves_a_model_of_width_one_alone(build):
+    result = run_body(build + """
+        def f(x):
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                y = model(x)
+            return tape.gradient(y, x)
+        """, "scalar-target")
+    assert not result.diagnostics
+
+
+def test_scalar_target_knows_a_model_like_name_bound_to_a_function_is_no_model():
+    result = run_body("""
+        def f(x):
+            net = tf.nn.relu
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                y = net(x)
+            return tape.gradient(y, x)
+        """, "scalar-target")
+    assert not result.diagnostics
