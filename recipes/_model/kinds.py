@@ -74,6 +74,7 @@ _KERAS_MODEL_BASES = {"keras.Model", "keras.models.Model", "keras.Sequential",
                       "keras.models.Sequential", "keras.engine.training.Model"}
 _KERAS_LAYER_BASES = ("keras.layers.", "keras.engine.base_layer.Layer", "keras.Layer")
 _STEP_METHODS = {"train_step", "test_step", "predict_step"}
+_VARIABLE_LISTS = {"trainable_variables", "trainable_weights", "non_trainable_variables"}
 _CALLABLE = (Kind.MODEL, Kind.LAYER)  # an attribute holding one is called, not a method
 
 
@@ -581,6 +582,8 @@ class Kinds:
         return UNKNOWN
 
     def _attribute(self, value: Optional[Value], attr: str) -> Optional[Value]:
+        if attr in _VARIABLE_LISTS:
+            return of(Kind.PYLIST, element=of(Kind.VARIABLE))
         if value is None:
             return None
         kind = value.kind
@@ -598,8 +601,7 @@ class Kinds:
         if kind in (Kind.MODEL, Kind.LAYER):
             if attr == "layers":
                 return of(Kind.PYLIST, element=of(Kind.LAYER))
-            if attr in ("trainable_variables", "trainable_weights", "variables", "weights",
-                        "non_trainable_variables"):
+            if attr in ("variables", "weights"):
                 return of(Kind.PYLIST, element=of(Kind.VARIABLE))
             if attr in ("output", "input"):
                 return of(Kind.TENSOR, width=value.width if attr == "output" else None)

@@ -259,3 +259,16 @@ def test_a_name_that_changes_kind_around_a_loop_is_unknown_inside_it(snippet):
     assert fresh.kind("total", -1).kind == Kind.UNKNOWN
     assert fresh.kind("total + t").kind == Kind.TENSOR
     assert fresh.kind("total", 2).kind == Kind.UNKNOWN
+
+
+def test_trainable_variables_of_any_model_are_variables(snippet):
+    s = snippet(HEADER, """
+        def train(model, x):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(model(x))
+            grads = tape.gradient(loss, model.trainable_variables)
+            return grads
+    """)
+    assert s.kind("model.trainable_variables").element.kind == Kind.VARIABLE
+    grads = s.kind("grads", -1)
+    assert grads.kind == Kind.PYLIST and grads.element.kind == Kind.TENSOR
