@@ -1,11 +1,26 @@
 """The semantic model of one module (a file, or a notebook's cells joined in
-order), shared by every recipe and precheck: imports, the kind of each
-expression, reaching definitions, dynamic readers and gradient contexts.
+order), shared by every recipe: imports, the kind of each expression,
+reaching definitions, dynamic readers and gradient contexts.
 
-    m = model_of(node)   # built on first use, cached on the tree's root
-    forget(root)         # after a modifier changed the tree
+    m = model_of(node)   # any node of the tree; built on first use, cached on the root
+    forget(root)         # once after a round of modifiers changed the tree
 
-See /work/wt/_notes/MODEL_API.md (and docs) for what each question means.
+Questions (each answered from indices built by one walk, or computed once
+and memoized):
+- imports: ``m.qualified(expr)``, ``m.callee(call)`` -> canonical names
+  (``"tensorflow.shape"``, ``"keras.layers.Dense"``, ``"numpy.zeros"``);
+  ``m.imports`` (aliases, presumed conventional aliases of a pasted snippet);
+- kinds: ``m.kind_of(expr)``, ``m.iter_kind(expr)`` -> ``Value`` (``Kind``,
+  element, items, output ``width`` of models and layers built here, origin);
+- data flow: ``m.reaching(name_or_attr, at)``, ``m.last_assignment(...)``,
+  ``m.same_value_at(expr, at, origin)``, ``m.hoist_above(expr, origin)``,
+  ``m.dynamic_readers(node)``, ``m.may_be_read_dynamically(name, node)``,
+  ``m.layer_names_read()``;
+- gradient contexts: ``m.gradient_context(node)`` (keras_call, train_step,
+  tape, tape_callee, tf_function), ``m.tapes``, ``m.tape_of(node)``,
+  ``m.after_tape(node)``.
+A node the walk never saw (made by a modifier after the build) is UNKNOWN
+and never an error.
 """
 
 from __future__ import annotations
