@@ -230,6 +230,10 @@ class Kinds:
         target = self.model.index.targets.get(id(leaf))
         if target is not None:
             return self._binding(target)
+        return self._memoized(("read", id(leaf)), self._read, leaf)
+
+    def _read(self, leaf) -> Optional[Value]:
+        """What a read of a name sees: the join of its reaching bindings."""
         bindings = self.model.reaching(leaf.value, leaf)
         if not bindings:
             module = self.model.imports.module_of(leaf.value) \
@@ -286,8 +290,10 @@ class Kinds:
         if how in ("for", "comprehension"):
             return self._descend(self._element(self._of(b.source)), b.path)
         if how == "augassign":
-            stmt = b.value
-            return self._arithmetic([self._of(stmt.children[0]), self._of(stmt.children[2])])
+            target, value = b.value.children[0], b.value.children[2]
+            before = self._memoized(("read", id(target)), self._read, target) \
+                if target.type == token.NAME else self._of(target)
+            return self._arithmetic([before, self._of(value)])
         if how == "param":
             return self._parameter(b)
         simple = {"import": "module", "def": "function", "class": "class", "except": "exception"}

@@ -272,3 +272,14 @@ def test_trainable_variables_of_any_model_are_variables(snippet):
     assert s.kind("model.trainable_variables").element.kind == Kind.VARIABLE
     grads = s.kind("grads", -1)
     assert grads.kind == Kind.PYLIST and grads.element.kind == Kind.TENSOR
+
+
+def test_augmented_assignment_of_a_tensor_stays_a_tensor(snippet):
+    s = snippet(HEADER, """
+        acc = tf.zeros(3)
+        for t in parts:
+            acc += 1
+        use(acc)
+    """)
+    assert s.kind("acc", -1).kind == Kind.TENSOR
+    assert s.kind("acc", 1).kind == Kind.TENSOR   # the target of ``acc += 1``
