@@ -25,6 +25,7 @@ and never an error.
 
 from __future__ import annotations
 
+import functools
 from typing import Dict, List, Optional, Set
 
 from . import flow
@@ -40,6 +41,27 @@ __all__ = ["Binding", "Context", "DynamicRead", "Kind", "Model", "Tape", "Value"
 
 _ATTRIBUTE = "_tf_migrate_model"
 _LOCALS_READERS = {"locals", "vars", "eval", "exec"}
+
+
+def _guarded(default):
+    """Answer ``default`` (the answer that promises nothing) when a question
+    about very deeply nested code exhausts Python's recursion (fissix's own
+    tree walks recurse); only the outermost question catches it, so inner
+    answers are never replaced by a default."""
+    def wrap(method):
+        @functools.wraps(method)
+        def answer(self, *args):
+            if self._answering:
+                return method(self, *args)
+            self._answering = True
+            try:
+                return method(self, *args)
+            except RecursionError:
+                return default() if callable(default) else default
+            finally:
+                self._answering = False
+        return answer
+    return wrap
 
 
 def _root(node):
@@ -75,9 +97,11 @@ class Model:
         self._contexts: Optional[Contexts] = None
         self._attributes: Dict[int, Dict[str, List[Binding]]] = {}
         self._reader_summary: Optional[_Readers] = None
+        self._answering = False
 
     # ------------------------------------------------------------ names and imports
 
+    @_guarded(None)
     def qualified(self, expr) -> Optional[str]:
         """Canonical dotted name of ``tf.keras.layers.Dense``, ``layers.Dense``,
         ``np.zeros``, ``Dense``... when its first name is an import (or a
@@ -90,6 +114,7 @@ class Model:
             return self.qualified_children(expr.children)
         return None
 
+    @_guarded(None)
     def callee(self, call) -> Optional[str]:
         """Canonical name of what a call node calls (``tf.compat.v2.zeros(3)``
         -> ``"tensorflow.zeros"``); None when not a call of an imported name."""
@@ -132,6 +157,7 @@ class Model:
             child, parent = parent, parent.parent
         return self.index.scopes[id(self.root)]
 
+    @_guarded(list)
     def reaching(self, key: str, at) -> List[Binding]:
         """Bindings of a name or dotted attribute path that can reach ``at``
         (the NAME leaf that reads it, or any node: its statement's entry)."""
@@ -172,12 +198,14 @@ class Model:
             outer = outer.parent
         return ()
 
+    @_guarded(None)
     def last_assignment(self, key: str, at) -> Optional[Binding]:
         """The one binding of ``key`` that reaches ``at``; None when there is
         none or there are several (branches, loops, mutations)."""
         found = self.reaching(key, at)
         return found[0] if len(found) == 1 else None
 
+    @_guarded(False)
     def same_value_at(self, expr, at, origin) -> bool:
         """Can ``expr`` (found at ``origin``) be evaluated at the entry of
         ``at``'s statement (one that holds ``origin`` or comes before it in
@@ -202,6 +230,7 @@ class Model:
                     node = node.parent
         return True
 
+    @_guarded(None)
     def hoist_above(self, expr, origin):
         """The outermost loop around ``origin`` (in its scope) above which
         ``expr`` has the same value at every iteration; None when not even
@@ -222,6 +251,7 @@ class Model:
         scope = self.index.scopes.get(id(node)) or self.scope_of(node)
         return list(scope.dynamic)
 
+    @_guarded(True)
     def may_be_read_dynamically(self, name: str, node) -> bool:
         """Could ``name`` (a variable of ``node``'s scope, or a dotted attribute
         path) be read without being spelled: ``locals()``, ``vars()``,
@@ -249,14 +279,17 @@ class Model:
 
     # ------------------------------------------------------------ kinds
 
+    @_guarded(UNKNOWN)
     def kind_of(self, expr) -> Value:
         """What ``expr`` evaluates to (UNKNOWN when not provable)."""
         return self._kinds.value(expr) if expr.parent is not None or expr is self.root else UNKNOWN
 
+    @_guarded(UNKNOWN)
     def iter_kind(self, expr) -> Value:
         """What one step of iterating ``expr`` gives."""
         return self._kinds.element(expr)
 
+    @_guarded(UNKNOWN)
     def binding_kind(self, binding: Binding) -> Value:
         return self._kinds.binding(binding)
 
@@ -359,6 +392,7 @@ class Model:
     def tapes(self) -> List[Tape]:
         return self.contexts.tapes
 
+    @_guarded(None)
     def gradient_context(self, node) -> Optional[Context]:
         """The innermost reason ``node`` runs where gradients are recorded
         (see Context.how); None for plain, sampling or preprocessing code."""
@@ -367,9 +401,11 @@ class Model:
     def in_gradient_context(self, node) -> bool:
         return self.gradient_context(node) is not None
 
+    @_guarded(None)
     def tape_of(self, node) -> Optional[Tape]:
         return self.contexts.tape_of(node)
 
+    @_guarded(None)
     def after_tape(self, node) -> Optional[Tape]:
         """The tape whose block closed before ``node`` in the same scope."""
         return self.contexts.after_tape(node)

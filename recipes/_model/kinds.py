@@ -74,6 +74,7 @@ _KERAS_MODEL_BASES = {"keras.Model", "keras.models.Model", "keras.Sequential",
                       "keras.models.Sequential", "keras.engine.training.Model"}
 _KERAS_LAYER_BASES = ("keras.layers.", "keras.engine.base_layer.Layer", "keras.Layer")
 _STEP_METHODS = {"train_step", "test_step", "predict_step"}
+_DEPTH = 120  # questions nested deeper than this (long rebinding chains) are unknown
 _VARIABLE_LISTS = {"trainable_variables", "trainable_weights", "non_trainable_variables"}
 _CALLABLE = (Kind.MODEL, Kind.LAYER)  # an attribute holding one is called, not a method
 
@@ -118,6 +119,8 @@ class Kinds:
             self.lowest[-1] = min(self.lowest[-1], depth)
             return self.assumed.get(key)
         depth = len(self.stack)
+        if depth >= _DEPTH:
+            return UNKNOWN  # a chain too long to follow: nothing promised
         self.stack.append(key)
         self.position[key] = depth
         self.lowest.append(depth + 1)
