@@ -41,6 +41,7 @@ __all__ = ["Binding", "Context", "DynamicRead", "Kind", "Model", "Tape", "Value"
 
 _ATTRIBUTE = "_tf_migrate_model"
 _LOCALS_READERS = {"locals", "vars", "eval", "exec"}
+_LOCAL_TO_EXPRESSIONS = {"comprehension", "walrus", "param"}  # bound inside one statement
 
 
 def _guarded(default):
@@ -183,7 +184,8 @@ class Model:
             return None
         for leaf in stmt.leaves():
             bindings = self.index.reads.get(id(leaf)) if leaf.value == name else None
-            if bindings is not None and not any(_within(b.node, stmt) for b in bindings):
+            if bindings is not None and not any(b.how in _LOCAL_TO_EXPRESSIONS and _within(b.node, stmt)
+                                                for b in bindings):
                 return bindings
         return None
 
@@ -222,6 +224,8 @@ class Model:
         if between is None:
             return False
         for key, where in _inputs(expr, self.index.reads, statement_of(origin)):
+            if "." in key and not scope.binds_path(key):
+                continue  # never bound itself: its first name's bindings decide
             for binding in self.reaching(key, where):
                 node = binding.node
                 while node is not None and node is not scope.node:

@@ -89,6 +89,7 @@ class Scope:
         self.top: Dict[int, int] = {}
         self.changes: Dict[str, Tuple[List[int], List[FrozenSet]]] = {}
         self.tracked: Dict[Tuple[str, int], Dict[int, FrozenSet]] = {}
+        self._paths: Optional[Set[str]] = None
 
     @property
     def body(self):
@@ -96,6 +97,15 @@ class Scope:
 
     def binds(self, name: str) -> bool:
         return name in self.by_name and name not in self.globals
+
+    def binds_path(self, path: str) -> bool:
+        """Is the attribute path ``path`` (or a longer one) bound here?"""
+        if self._paths is None:
+            self._paths = set()
+            for key in self.by_name:
+                for prefix in _prefixes(key)[1:]:
+                    self._paths.add(prefix)
+        return path in self._paths
 
 
 class Index:
