@@ -89,6 +89,8 @@ def forget(node) -> None:
 
 
 class Model:
+    """Everything the recipes ask about one module; get it with ``model_of``."""
+
     def __init__(self, root):
         self.root = root
         self.index = flow.build(root)
@@ -122,7 +124,7 @@ class Model:
         if call.type != syms.power:
             return None
         for i, trailer in enumerate(call.children[1:], 1):
-            if trailer.children[0].type == token.LPAR:
+            if trailer.type == syms.trailer and trailer.children[0].type == token.LPAR:
                 return self.qualified_children(call.children[:i])
         return None
 
