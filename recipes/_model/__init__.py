@@ -1,15 +1,31 @@
 """The semantic model of one module (a file, or a notebook's cells joined in
-order), shared by every recipe and precheck: imports, the kind of each
-expression, reaching definitions, dynamic readers and gradient contexts.
+order), shared by every recipe: imports, the kind of each expression,
+reaching definitions, dynamic readers and gradient contexts.
 
-    m = model_of(node)   # built on first use, cached on the tree's root
-    forget(root)         # after a modifier changed the tree
+    m = model_of(node)   # any node of the tree; built on first use, cached on the root
+    forget(root)         # once after a round of modifiers changed the tree
 
-See /work/wt/_notes/MODEL_API.md (and docs) for what each question means.
+Questions (each answered from indices built by one walk, or computed once
+and memoized):
+- imports: ``m.qualified(expr)``, ``m.callee(call)`` -> canonical names
+  (``"tensorflow.shape"``, ``"keras.layers.Dense"``, ``"numpy.zeros"``);
+  ``m.imports`` (aliases, presumed conventional aliases of a pasted snippet);
+- kinds: ``m.kind_of(expr)``, ``m.iter_kind(expr)`` -> ``Value`` (``Kind``,
+  element, items, output ``width`` of models and layers built here, origin);
+- data flow: ``m.reaching(name_or_attr, at)``, ``m.last_assignment(...)``,
+  ``m.same_value_at(expr, at, origin)``, ``m.hoist_above(expr, origin)``,
+  ``m.dynamic_readers(node)``, ``m.may_be_read_dynamically(name, node)``,
+  ``m.layer_names_read()``;
+- gradient contexts: ``m.gradient_context(node)`` (keras_call, train_step,
+  tape, tape_callee, tf_function), ``m.tapes``, ``m.tape_of(node)``,
+  ``m.after_tape(node)``.
+A node the walk never saw (made by a modifier after the build) is UNKNOWN
+and never an error.
 """
 
 from __future__ import annotations
 
+import functools
 from typing import Dict, List, Optional, Set
 
 from . import flow
@@ -25,6 +41,28 @@ __all__ = ["Binding", "Context", "DynamicRead", "Kind", "Model", "Tape", "Value"
 
 _ATTRIBUTE = "_tf_migrate_model"
 _LOCALS_READERS = {"locals", "vars", "eval", "exec"}
+_LOCAL_TO_EXPRESSIONS = {"comprehension", "walrus", "param"}  # bound inside one statement
+
+
+def _guarded(default):
+    """Answer ``default`` (the answer that promises nothing) when a question
+    about very deeply nested code exhausts Python's recursion (fissix's own
+    tree walks recurse); only the outermost question catches it, so inner
+    answers are never replaced by a default."""
+    def wrap(method):
+        @functools.wraps(method)
+        def answer(self, *args):
+            if self._answering:
+                return method(self, *args)
+            self._answering = True
+            try:
+                return method(self, *args)
+            except RecursionError:
+                return default() if callable(default) else default
+            finally:
+                self._answering = False
+        return answer
+    return wrap
 
 
 def _root(node):
@@ -51,6 +89,8 @@ def forget(node) -> None:
 
 
 class Model:
+    """Everything the recipes ask about one module; get it with ``model_of``."""
+
     def __init__(self, root):
         self.root = root
         self.index = flow.build(root)
@@ -62,9 +102,11 @@ class Model:
         self._contexts: Optional[Contexts] = None
         self._attributes: Dict[int, Dict[str, List[Binding]]] = {}
         self._reader_summary: Optional[_Readers] = None
+        self._answering = False
 
     # ------------------------------------------------------------ names and imports
 
+    @_guarded(None)
     def qualified(self, expr) -> Optional[str]:
         """Canonical dotted name of ``tf.keras.layers.Dense``, ``layers.Dense``,
         ``np.zeros``, ``Dense``... when its first name is an import (or a
@@ -77,13 +119,14 @@ class Model:
             return self.qualified_children(expr.children)
         return None
 
+    @_guarded(None)
     def callee(self, call) -> Optional[str]:
         """Canonical name of what a call node calls (``tf.compat.v2.zeros(3)``
         -> ``"tensorflow.zeros"``); None when not a call of an imported name."""
         if call.type != syms.power:
             return None
         for i, trailer in enumerate(call.children[1:], 1):
-            if trailer.children[0].type == token.LPAR:
+            if trailer.type == syms.trailer and trailer.children[0].type == token.LPAR:
                 return self.qualified_children(call.children[:i])
         return None
 
@@ -119,6 +162,7 @@ class Model:
             child, parent = parent, parent.parent
         return self.index.scopes[id(self.root)]
 
+    @_guarded(list)
     def reaching(self, key: str, at) -> List[Binding]:
         """Bindings of a name or dotted attribute path that can reach ``at``
         (the NAME leaf that reads it, or any node: its statement's entry)."""
@@ -144,7 +188,8 @@ class Model:
             return None
         for leaf in stmt.leaves():
             bindings = self.index.reads.get(id(leaf)) if leaf.value == name else None
-            if bindings is not None and not any(_within(b.node, stmt) for b in bindings):
+            if bindings is not None and not any(b.how in _LOCAL_TO_EXPRESSIONS and _within(b.node, stmt)
+                                                for b in bindings):
                 return bindings
         return None
 
@@ -159,12 +204,14 @@ class Model:
             outer = outer.parent
         return ()
 
+    @_guarded(None)
     def last_assignment(self, key: str, at) -> Optional[Binding]:
         """The one binding of ``key`` that reaches ``at``; None when there is
         none or there are several (branches, loops, mutations)."""
         found = self.reaching(key, at)
         return found[0] if len(found) == 1 else None
 
+    @_guarded(False)
     def same_value_at(self, expr, at, origin) -> bool:
         """Can ``expr`` (found at ``origin``) be evaluated at the entry of
         ``at``'s statement (one that holds ``origin`` or comes before it in
@@ -181,6 +228,8 @@ class Model:
         if between is None:
             return False
         for key, where in _inputs(expr, self.index.reads, statement_of(origin)):
+            if "." in key and not scope.binds_path(key):
+                continue  # never bound itself: its first name's bindings decide
             for binding in self.reaching(key, where):
                 node = binding.node
                 while node is not None and node is not scope.node:
@@ -189,6 +238,7 @@ class Model:
                     node = node.parent
         return True
 
+    @_guarded(None)
     def hoist_above(self, expr, origin):
         """The outermost loop around ``origin`` (in its scope) above which
         ``expr`` has the same value at every iteration; None when not even
@@ -209,6 +259,7 @@ class Model:
         scope = self.index.scopes.get(id(node)) or self.scope_of(node)
         return list(scope.dynamic)
 
+    @_guarded(True)
     def may_be_read_dynamically(self, name: str, node) -> bool:
         """Could ``name`` (a variable of ``node``'s scope, or a dotted attribute
         path) be read without being spelled: ``locals()``, ``vars()``,
@@ -236,10 +287,12 @@ class Model:
 
     # ------------------------------------------------------------ kinds
 
+    @_guarded(UNKNOWN)
     def kind_of(self, expr) -> Value:
         """What ``expr`` evaluates to (UNKNOWN when not provable)."""
         return self._kinds.value(expr) if expr.parent is not None or expr is self.root else UNKNOWN
 
+    @_guarded(UNKNOWN)
     def likely_kind_of(self, expr) -> Value:
         """``kind_of``, where a parameter the model cannot type is also typed
         from what every call of its function in this module passes (calls
@@ -249,10 +302,12 @@ class Model:
             self._likely = Kinds(self, call_sites=True)
         return self._likely.value(expr) if expr.parent is not None or expr is self.root else UNKNOWN
 
+    @_guarded(UNKNOWN)
     def iter_kind(self, expr) -> Value:
         """What one step of iterating ``expr`` gives."""
         return self._kinds.element(expr)
 
+    @_guarded(UNKNOWN)
     def binding_kind(self, binding: Binding) -> Value:
         return self._kinds.binding(binding)
 
@@ -339,6 +394,7 @@ class Model:
             return [method] if method is not None else []
         return [b.value for b in self.reaching(head.value, head) if b.how == "def"]
 
+    @_guarded(None)
     def call_sites(self, function) -> Optional[List]:
         """(call trailer, position shift) of every call of the module
         function or method ``function`` in this module (``f(...)``,
@@ -382,6 +438,7 @@ class Model:
     def tapes(self) -> List[Tape]:
         return self.contexts.tapes
 
+    @_guarded(None)
     def gradient_context(self, node) -> Optional[Context]:
         """The innermost reason ``node`` runs where gradients are recorded
         (see Context.how); None for plain, sampling or preprocessing code."""
@@ -390,9 +447,11 @@ class Model:
     def in_gradient_context(self, node) -> bool:
         return self.gradient_context(node) is not None
 
+    @_guarded(None)
     def tape_of(self, node) -> Optional[Tape]:
         return self.contexts.tape_of(node)
 
+    @_guarded(None)
     def after_tape(self, node) -> Optional[Tape]:
         """The tape whose block closed before ``node`` in the same scope."""
         return self.contexts.after_tape(node)

@@ -44,6 +44,9 @@ class Context:
 
 
 class Contexts:
+    """The module's tapes and the functions that run in a gradient context,
+    found once; questions about a node climb its ancestors only."""
+
     def __init__(self, model: "Model"):
         self.model = model
         self.tapes = self._tapes()

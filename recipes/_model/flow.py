@@ -89,6 +89,7 @@ class Scope:
         self.top: Dict[int, int] = {}
         self.changes: Dict[str, Tuple[List[int], List[FrozenSet]]] = {}
         self.tracked: Dict[Tuple[str, int], Dict[int, FrozenSet]] = {}
+        self._paths: Optional[Set[str]] = None
 
     @property
     def body(self):
@@ -96,6 +97,15 @@ class Scope:
 
     def binds(self, name: str) -> bool:
         return name in self.by_name and name not in self.globals
+
+    def binds_path(self, path: str) -> bool:
+        """Is the attribute path ``path`` (or a longer one) bound here?"""
+        if self._paths is None:
+            self._paths = set()
+            for key in self.by_name:
+                for prefix in _prefixes(key)[1:]:
+                    self._paths.add(prefix)
+        return path in self._paths
 
 
 class Index:
@@ -540,36 +550,45 @@ class Walker:
     # ------------------------------------------------------------ expressions
 
     def expr(self, node, state) -> None:
-        kind = node.type
-        if kind == token.NAME:
-            self.read(node, state)
-            return
-        if kind < 256:
-            return
+        """Reads, walrus bindings and calls of an expression, left to right.
+        An explicit stack, not recursion: expressions nest thousands deep."""
+        work = [(node, False)]
+        while work:
+            node, after_children = work.pop()
+            if after_children:
+                self.calls(node, state)
+                continue
+            kind = node.type
+            if kind == token.NAME:
+                self.read(node, state)
+                continue
+            if kind < 256:
+                continue
+            children = node.children
+            if kind in _COMPREHENSION_OWNERS and len(children) > 1 and children[-1].type in _COMPREHENSIONS:
+                self.comprehension([c for c in children[:-1] if c.type != token.COLON], children[-1], state)
+            elif kind == syms.argument and len(children) == 3 and children[1].type == token.EQUAL:
+                work.append((children[2], False))
+            elif kind == syms.trailer and children[0].type == token.DOT:
+                continue
+            elif kind == syms.lambdef:
+                self.lambda_(node, state)
+            elif kind == syms.namedexpr_test:
+                self.expr(children[2], state)
+                self.store(children[0], node, state, "walrus", value=children[2])
+            else:
+                if kind == syms.power:
+                    work.append((node, True))
+                work.extend((child, False) for child in reversed(children))
+
+    def lambda_(self, node, state) -> None:
+        """Defaults read here; parameters bind in the lambda's own state."""
         children = node.children
-        if kind in _COMPREHENSION_OWNERS and len(children) > 1 and children[-1].type in _COMPREHENSIONS:
-            self.comprehension([c for c in children[:-1] if c.type != token.COLON], children[-1], state)
-            return
-        if kind == syms.argument and len(children) == 3 and children[1].type == token.EQUAL:
-            self.expr(children[2], state)
-            return
-        if kind == syms.trailer and children[0].type == token.DOT:
-            return
-        if kind == syms.lambdef:
-            inner = state.new_child()
-            if children[1].type != token.COLON:
-                self._parameter_defaults_lambda(children[1], state)
-                self.parameters(children[1], node, inner)
-            self.expr(children[-1], inner)
-            return
-        if kind == syms.namedexpr_test:
-            self.expr(children[2], state)
-            self.store(children[0], node, state, "walrus", value=children[2])
-            return
-        for child in children:
-            self.expr(child, state)
-        if kind == syms.power:
-            self.calls(node, state)
+        inner = state.new_child()
+        if children[1].type != token.COLON:
+            self._parameter_defaults_lambda(children[1], state)
+            self.parameters(children[1], node, inner)
+        self.expr(children[-1], inner)
 
     def _parameter_defaults_lambda(self, params, state) -> None:
         items = params.children if params.type in _PARAMETER_LISTS else [params]

@@ -74,6 +74,8 @@ _KERAS_MODEL_BASES = {"keras.Model", "keras.models.Model", "keras.Sequential",
                       "keras.models.Sequential", "keras.engine.training.Model"}
 _KERAS_LAYER_BASES = ("keras.layers.", "keras.engine.base_layer.Layer", "keras.Layer")
 _STEP_METHODS = {"train_step", "test_step", "predict_step"}
+_DEPTH = 120  # questions nested deeper than this (long rebinding chains) are unknown
+_VARIABLE_LISTS = {"trainable_variables", "trainable_weights", "non_trainable_variables"}
 _CALLABLE = (Kind.MODEL, Kind.LAYER)  # an attribute holding one is called, not a method
 
 
@@ -120,6 +122,8 @@ class Kinds:
             self.lowest[-1] = min(self.lowest[-1], depth)
             return self.assumed.get(key)
         depth = len(self.stack)
+        if depth >= _DEPTH:
+            return UNKNOWN  # a chain too long to follow: nothing promised
         self.stack.append(key)
         self.position[key] = depth
         self.lowest.append(depth + 1)
@@ -232,6 +236,10 @@ class Kinds:
         target = self.model.index.targets.get(id(leaf))
         if target is not None:
             return self._binding(target)
+        return self._memoized(("read", id(leaf)), self._read, leaf)
+
+    def _read(self, leaf) -> Optional[Value]:
+        """What a read of a name sees: the join of its reaching bindings."""
         bindings = self.model.reaching(leaf.value, leaf)
         if not bindings:
             module = self.model.imports.module_of(leaf.value) \
@@ -288,8 +296,10 @@ class Kinds:
         if how in ("for", "comprehension"):
             return self._descend(self._element(self._of(b.source)), b.path)
         if how == "augassign":
-            stmt = b.value
-            return self._arithmetic([self._of(stmt.children[0]), self._of(stmt.children[2])])
+            target, value = b.value.children[0], b.value.children[2]
+            before = self._memoized(("read", id(target)), self._read, target) \
+                if target.type == token.NAME else self._of(target)
+            return self._arithmetic([before, self._of(value)])
         if how == "param":
             return self._parameter(b)
         simple = {"import": "module", "def": "function", "class": "class", "except": "exception"}
@@ -609,6 +619,8 @@ class Kinds:
         return UNKNOWN
 
     def _attribute(self, value: Optional[Value], attr: str) -> Optional[Value]:
+        if attr in _VARIABLE_LISTS:
+            return of(Kind.PYLIST, element=of(Kind.VARIABLE))
         if value is None:
             return None
         kind = value.kind
@@ -626,8 +638,7 @@ class Kinds:
         if kind in (Kind.MODEL, Kind.LAYER):
             if attr == "layers":
                 return of(Kind.PYLIST, element=of(Kind.LAYER))
-            if attr in ("trainable_variables", "trainable_weights", "variables", "weights",
-                        "non_trainable_variables"):
+            if attr in ("variables", "weights"):
                 return of(Kind.PYLIST, element=of(Kind.VARIABLE))
             if attr in ("output", "input"):
                 return of(Kind.TENSOR, width=value.width if attr == "output" else None)

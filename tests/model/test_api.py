@@ -39,3 +39,18 @@ def test_a_node_added_after_the_build_is_unknown_not_an_error():
     expr = added.children[0].children[2]
     assert model.kind_of(expr).kind in (Kind.NDARRAY, Kind.UNKNOWN)
     assert model.gradient_context(expr) is None
+
+
+def test_very_deep_nesting_and_long_rebinding_chains_promise_nothing_and_do_not_crash():
+    deep = parse("import numpy as np\nx = " + "(" * 1200 + "np.zeros(3)" + ")" * 1200 + "\n")
+    model = model_of(deep)
+    value = deep.children[1].children[0].children[2]
+    assert model.kind_of(value).kind == Kind.UNKNOWN
+    assert model.gradient_context(value) is None
+    chain = parse("import tensorflow as tf\nx = tf.zeros(1)\n"
+                  + "".join(f"x = x + {i}\n" for i in range(400)) + "y = x\n")
+    model = model_of(chain)
+    early = chain.children[3].children[0].children[2]   # x + 1, near the start
+    last = chain.children[-2].children[0].children[2]   # the x in ``y = x``
+    assert model.kind_of(early).kind == Kind.TENSOR
+    assert model.kind_of(last).kind in (Kind.TENSOR, Kind.UNKNOWN)

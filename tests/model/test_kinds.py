@@ -311,3 +311,27 @@ def test_a_method_parameter_is_typed_from_self_calls_past_self(snippet):
                 return batch
     """)
     assert s.model.likely_kind_of(s.node("batch", -1)).kind == Kind.TENSOR
+
+
+def test_trainable_variables_of_any_model_are_variables(snippet):
+    s = snippet(HEADER, """
+        def train(model, x):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(model(x))
+            grads = tape.gradient(loss, model.trainable_variables)
+            return grads
+    """)
+    assert s.kind("model.trainable_variables").element.kind == Kind.VARIABLE
+    grads = s.kind("grads", -1)
+    assert grads.kind == Kind.PYLIST and grads.element.kind == Kind.TENSOR
+
+
+def test_augmented_assignment_of_a_tensor_stays_a_tensor(snippet):
+    s = snippet(HEADER, """
+        acc = tf.zeros(3)
+        for t in parts:
+            acc += 1
+        use(acc)
+    """)
+    assert s.kind("acc", -1).kind == Kind.TENSOR
+    assert s.kind("acc", 1).kind == Kind.TENSOR   # the target of ``acc += 1``

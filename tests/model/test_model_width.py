@@ -19,6 +19,11 @@ from tensorflow.keras import layers
     ("N = 1\nmodel = keras.Sequential([layers.Dense(N)])", 1),
     ("model = keras.Sequential([layers.Dense(4), layers.Flatten()])", None),
     ("model = keras.models.load_model('m.h5')", None),
+    ("""def build_model(n_out=1):
+    net = keras.Sequential([layers.Dense(8), layers.Dense(1, activation='sigmoid')])
+    net.compile(optimizer='adam', loss='binary_crossentropy')
+    return net
+model = build_model()""", 1),
     ("model = keras.Sequential()\nmodel.add(layers.Dense(8))\nmodel.add(layers.Dense(1))", 1),
     ("""inputs = keras.Input(shape=(4,))
 h = layers.Dense(8, activation='relu')(inputs)
