@@ -136,7 +136,10 @@ class Model:
         return self._qualified_path(children[0], path) if path is not None else None
 
     def _qualified_path(self, head, path: str) -> Optional[str]:
-        bindings = self.reaching(head.value, head)
+        # a call named like a mutator on a module (``tf.fill(...)``) does not rebind it
+        bindings = [b for b in self.reaching(head.value, head) if b.how != "mutation"]
+        if not bindings and head.value not in self.imports.presumed:
+            bindings = [b for b in self._free(head.value, self.scope_of(head)) if b.how != "mutation"]
         if bindings:
             targets = {b.imported for b in bindings}
             if len(targets) != 1 or any(b.how != "import" for b in bindings) or None in targets:

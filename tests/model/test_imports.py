@@ -130,3 +130,16 @@ def test_imports_table_answers_aliases_and_uses(snippet):
 def test_an_empty_module_has_a_model(snippet):
     s = snippet("# only a comment\n")
     assert s.model.imports.presumed == set() and s.model.tapes == []
+
+
+def test_a_module_call_named_like_a_mutator_does_not_hide_the_module(snippet):
+    s = snippet("""
+        import tensorflow as tf
+
+
+        def deltas(image):
+            baseline = tf.fill(tf.shape(image), 0.5)
+            return tf.math.subtract(image, baseline)
+    """)
+    assert s.model.callee(s.node("tf.math.subtract(image, baseline)")) == "tensorflow.math.subtract"
+    assert s.model.callee(s.node("tf.fill(tf.shape(image), 0.5)")) == "tensorflow.fill"

@@ -99,3 +99,47 @@ CASES = [
 @pytest.mark.parametrize("case", params(CASES))
 def test_cases(case):
     check_case(RECIPE, case)
+
+
+@pytest.mark.parametrize("twin, line", [
+    ("attr_1 = tf.multiply(tf.subtract(x_1, base_1), grads_1)",
+     "attr_2 = tf.multiply(tf.subtract(x_2, base_2), grads_1)"),
+    ("delta_1 = tf.math.subtract(x_1, base_1)", "delta_2 = tf.math.subtract(x_2, base_1)"),
+    ("proj_1 = tf.matmul(x_1, w_1, transpose_b=True)", "proj_2 = tf.matmul(x_2, w_1, transpose_b=True)"),
+])
+def test_suffix_mixup_counts_tensorflow_arithmetic_arguments_as_operands(twin, line):
+    result = run_body(f"""
+        def f(x_1, x_2, base_1, base_2, grads_1, grads_2, w_1, w_2):
+            {twin}
+            {line}
+        """, "suffix-mixup")
+    finding = only(result)
+    assert finding.safety == "unsafe" and "is computed the same way" in finding.message
+    assert line.replace("_1)", "_2)").replace("w_1,", "w_2,") in result.output
+
+
+@pytest.mark.parametrize("body", [
+    # a symmetric crossing: each twin reads the other's gate
+    "def f(g_1, g_2, x_1, x_2):\n    h_1 = g_2 * x_1\n    h_2 = g_1 * x_2\n",
+    # cross-attention written with tf.matmul
+    "def f(q_1, q_2, k_1, k_2, s):\n    a_1 = tf.matmul(q_1, k_2) / s\n    a_2 = tf.matmul(q_2, k_1) / s\n",
+    # the twin reads a neighbouring layer too: layer k reads layer k - 1 on purpose
+    "def f(a_0, w_1, w_2, b_1, b_2):\n    for _ in range(3):\n        z_1 = tf.add(tf.matmul(a_0, w_1), b_1)\n"
+    "        a_1 = tf.sigmoid(z_1)\n        z_2 = tf.add(tf.matmul(a_1, w_2), b_2)\n        a_2 = tf.sigmoid(z_2)\n",
+    # bare digits without a twin
+    "def f(x2, b2, avg1, avg2):\n    ig2 = (x2 - b2) * avg1\n",
+])
+def test_suffix_mixup_leaves_intentional_crossings_alone(body):
+    result = run_body(body, "suffix-mixup")
+    assert result.output == result.source and not result.diagnostics
+
+
+def test_suffix_mixup_takes_bare_digit_suffixes_with_twin_evidence():
+    result = run_body("""
+        def f(x1, x2, b1, b2, avg1, avg2):
+            ig1 = (x1 - b1) * avg1
+            ig2 = (x2 - b2) * avg1
+            return ig1, ig2
+        """, "suffix-mixup")
+    assert "ig2 = (x2 - b2) * avg2\n" in result.output
+    assert "`ig1` is computed the same way" in only(result).message
