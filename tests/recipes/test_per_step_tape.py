@@ -17,7 +17,7 @@ from migrate.engine import Options, transform
 from migrate.registry import resolve
 
 from fixture_cases import FIXTURES
-from recipe_cases import NEEDS_MODEL, body_of, check_case, invalid, params, run_body, valid
+from recipe_cases import body_of, check_case, invalid, params, run_body, valid
 
 RECIPE = "per-step-tape"
 
@@ -183,8 +183,7 @@ CASES = [
                     out = model(path[i])
                 grads.append(tape.gradient(out, path[i]))
             return grads
-        """, "values whose kind is knowable: a list of tensors, indexing returns the same object",
-        xfail=NEEDS_MODEL),
+        """, "values whose kind is knowable: a list of tensors, indexing returns the same object"),
     valid("watched_name", """
         import tensorflow as tf
 
