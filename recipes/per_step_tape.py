@@ -7,7 +7,8 @@ then indexed inside it (``tape.watch(path[i])``, ``model(path[i])``,
 built before entering the tape and used by name; the stacked path goes away
 when nothing else reads it. In general, ``tape.watch(EXPR)`` where EXPR is not
 a plain name and is evaluated again inside the tape (or in its
-``tape.gradient``) is hoisted to one name above the ``with``.
+``tape.gradient``) is bound to one name (``tape.watch(tf.convert_to_tensor(v))``
++ ``tape.gradient(y, tf.convert_to_tensor(v))`` included).
 
 Why this is a bug: every evaluation of ``path[i]`` is a new tensor. The tape
 watches one slice, the model reads another and the gradient is asked for a
@@ -21,24 +22,41 @@ Example::
     for i in range(steps + 1):
         with tf.GradientTape() as tape:
             tape.watch(path[i])
-            out = model(path[i])
+            out = model(path[i:i + 1])
         grads.append(tape.gradient(out, path[i]))
     # becomes
     for i in range(steps + 1):
         path_step = baseline + alphas[i] * (x - baseline)
         with tf.GradientTape() as tape:
             tape.watch(path_step)
-            out = model(path_step)
+            out = model(path_step[None])
         grads.append(tape.gradient(out, path_step))
+
+The step must be the tensor that is watched, fed and differentiated. Every
+use of it in the step is rewritten: ``path[i]`` and what starts with it
+(``path[i][None]``, ``path[i].shape``), and the batch of one ``path[i:i + 1]``
+(as ``name[None]``). From the semantic model (recipes/_model):
+- no finding when indexing returns the same object: an item of a Python list
+  or tuple (a comprehension, ``model.trainable_variables``, a tuple every
+  call passes, a parameter the function unpacks ``a, b = inputs``);
+- the name is bound above the ``with`` only when nothing from there to the
+  watch (loops included) assigns what the expression reads; else right above
+  the watch, inside the tape, when what the tape body assigns and the
+  expression reads is NumPy/Python data (``frame = frames[i]`` in a loop
+  inside the tape); else the finding is reported only;
+- reported only, too: a step watched and differentiated that the code never
+  reads (no rewrite makes that gradient non-None), and a step also read with
+  the same index in another form (``path[i, None]``).
 
 CAVEATS:
 - The per-step interpolation reads ``baseline``, ``x`` and the alphas inside
   the loop: it is only done when the loop and the statements before it do not
   rebind them; an in-place change of a NumPy alphas array is not seen.
-- A hoisted expression is evaluated once instead of several times; only
-  subscripts, arithmetic and non-random ``tf.*``/``np.*`` calls are hoisted.
+- A bound expression is evaluated once instead of several times; only
+  subscripts, arithmetic and non-random ``tf.*``/``np.*`` calls are bound.
 - Only ``with ...GradientTape(...) as name:`` with a single item is
-  recognised.
+  recognised; a parameter typed from its calls in this module (calls from
+  other modules are not seen) counts as that kind.
 """
 
 from __future__ import annotations
@@ -339,16 +357,16 @@ def _modify(node, capture, filename):
         if not differentiated:
             continue
         what = s.shown(expr)
-        if not fed:
-            propose(expr, f"each `{what}` is a new tensor and the code in the tape never reads the "
-                          "watched one, so tape.gradient gets None; no rewrite can connect them: "
-                          "compute the output from the watched tensor", fixable=False)
-            continue
         if unclear:
             propose(expr, f"each `{what}` is a new tensor, so tape.gradient gets None; the tape also "
                           f"reads `{s.code(expr.children[0])}` with that index in another form, so it "
                           "is only reported: bind the step to one name and use it everywhere",
                     fixable=False)
+            continue
+        if not fed:
+            propose(expr, f"each `{what}` is a new tensor and the code in the tape never reads the "
+                          "watched one, so tape.gradient gets None; no rewrite can connect them: "
+                          "compute the output from the watched tensor", fixable=False)
             continue
         taken = s.scope_names(s.scope_of(tape.stmt))
         path = _stacked_path(expr, tape, aliases, feeds)

@@ -217,3 +217,93 @@ def test_the_stacked_path_is_not_rebuilt_from_names_the_loop_reassigns():
             return x
         """, RECIPE)
     assert "tf.stack([baseline + a * (x - baseline) for a in alphas])" in body_of(result)
+
+
+def test_every_use_of_the_step_becomes_one_name_also_a_fed_slice():
+    result = run_body("""
+        def f(model, images):
+            for k in range(3):
+                with tf.GradientTape() as tape:
+                    tape.watch(images[k])
+                    score = model(images[k:k + 1])[0, 0]
+                g = tape.gradient(score, images[k])
+            return g
+        """, RECIPE)
+    assert "images_k = images[k]\n" in result.output
+    assert "score = model(images_k[None])[0, 0]" in result.output
+    assert "g = tape.gradient(score, images_k)" in result.output
+
+
+def test_a_step_read_in_another_form_is_only_reported():
+    result = run_body("""
+        def f(model, images, k):
+            with tf.GradientTape() as tape:
+                tape.watch(images[k])
+                score = model(images[k, None])[0, 0]
+            return tape.gradient(score, images[k])
+        """, RECIPE)
+    finding = result.diagnostics[0]
+    assert not finding.fixable and "in another form" in finding.message
+    assert result.output == result.source
+
+
+def test_a_watched_step_the_code_never_reads_is_only_reported():
+    result = run_body("""
+        def f(loss_fn, images, labels):
+            with tf.GradientTape() as tape:
+                tape.watch(tf.convert_to_tensor(images))
+                loss = loss_fn(labels)
+            return tape.gradient(loss, tf.convert_to_tensor(images))
+        """, RECIPE)
+    finding = result.diagnostics[0]
+    assert not finding.fixable and "never reads the watched one" in finding.message
+
+
+def test_inputs_assigned_in_the_loop_inside_the_tape_are_bound_below_their_assignment():
+    result = run_body("""
+        def f(scorer, frames):
+            maps = []
+            with tf.GradientTape(persistent=True) as tape:
+                for i in range(frames.shape[0]):
+                    frame = frames[i].astype(np.float32)
+                    tape.watch(tf.convert_to_tensor(frame))
+                    score = scorer(tf.convert_to_tensor(frame)[None])
+                    maps.append(tape.gradient(score, tf.convert_to_tensor(frame)))
+            return maps
+
+
+        f(None, np.ones((2, 3)))
+        """, RECIPE)
+    assert body_of(result).count("watched = tf.convert_to_tensor(frame)\n") == 1
+    assert "            frame = frames[i].astype(np.float32)\n            watched = tf" in result.output
+    assert "tape.gradient(score, watched)" in result.output
+
+
+def test_a_tensor_computed_inside_the_tape_is_only_reported():
+    result = run_body("""
+        def f(model, batch):
+            with tf.GradientTape() as tape:
+                scaled = batch / 255.0
+                tape.watch(scaled[0])
+                score = model(scaled[0][None])
+            return tape.gradient(score, scaled[0])
+        """, RECIPE)
+    finding = result.diagnostics[0]
+    assert not finding.fixable and "cannot be bound to one name here" in finding.message
+
+
+@pytest.mark.parametrize("setup", [
+    "inputs = (tf.ones(3), tf.ones(2))",      # a tuple display
+    "inputs = model.trainable_variables",     # a list of variables
+    "first, second = inputs",                 # a parameter the function unpacks
+])
+def test_an_item_of_a_python_sequence_is_one_object(setup):
+    result = run_body(f"""
+        def f(model, inputs):
+            {setup}
+            with tf.GradientTape() as tape:
+                tape.watch(inputs[0])
+                score = model([inputs[0], inputs[1]])
+            return tape.gradient(score, inputs[0])
+        """, RECIPE)
+    assert not result.diagnostics
