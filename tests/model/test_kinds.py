@@ -38,6 +38,8 @@ ARRAYS = [
     ("a = np.zeros(3)\nb = a + 1", "a + 1"),
     ("a = np.zeros((3, 2))\nb = a[:, 0]", "a[:, 0]"),
     ("m = keras.Sequential([keras.layers.Dense(2)])\np = m.predict(x)", "m.predict(x)"),
+    ("v = tf.keras.backend.get_value(t)", "tf.keras.backend.get_value(t)"),
+    ("y = keras.utils.to_categorical(labels)", "keras.utils.to_categorical(labels)"),
 ]
 
 
@@ -60,6 +62,7 @@ def test_numpy_valued_expressions(snippet, code, expr):
     ("ds = tf.data.Dataset.from_tensor_slices(x).batch(8)",
      "tf.data.Dataset.from_tensor_slices(x).batch(8)", Kind.DATASET),
     ("d = foo(x)", "foo(x)", Kind.UNKNOWN),
+    ("s = tf.random.set_seed(0)", "tf.random.set_seed(0)", Kind.OTHER),
     ("d = x.whatever()", "x.whatever()", Kind.UNKNOWN),
     ("df = pd.DataFrame(x)\ncol = df['a']", "df['a']", Kind.DATAFRAME),
 ])
