@@ -333,7 +333,8 @@ class Kinds:
                 inner = self.annotation(node.children[-1].children[1])
                 return of(outer.kind, element=inner if inner.is_known else None)
             return outer or UNKNOWN
-        return _ANNOTATIONS.get(self.model.qualified(node) or "", UNKNOWN)
+        name = self.model.qualified(node) or (node.value if node.type == token.NAME else "")
+        return _ANNOTATIONS.get(name, UNKNOWN)
 
     # ------------------------------------------------------------ containers
 

@@ -286,3 +286,23 @@ def test_augmented_assignment_of_a_tensor_stays_a_tensor(snippet):
     """)
     assert s.kind("acc", -1).kind == Kind.TENSOR
     assert s.kind("acc", 1).kind == Kind.TENSOR   # the target of ``acc += 1``
+
+
+@pytest.mark.parametrize("annotation, kind", [
+    ("tf.Tensor", Kind.TENSOR),
+    ("tf.Variable", Kind.VARIABLE),
+    ("np.ndarray", Kind.NDARRAY),
+    ("pd.DataFrame", Kind.DATAFRAME),
+    ("tf.data.Dataset", Kind.DATASET),
+    ("keras.Model", Kind.MODEL),
+    ("int", Kind.NUMBER),
+    ("Optional[tf.Tensor]", Kind.UNKNOWN),
+])
+def test_parameter_annotations(snippet, annotation, kind):
+    s = snippet(HEADER, f"from typing import List, Optional\ndef f(x: {annotation}):\n    return x\n")
+    assert s.kind("x", -1).kind == kind
+
+
+def test_list_of_tensors_annotation(snippet):
+    s = snippet(HEADER, "from typing import List\ndef f(xs: List[tf.Tensor]):\n    return xs[0]\n")
+    assert s.kind("xs[0]").kind == Kind.TENSOR
