@@ -31,12 +31,12 @@ from typing import Dict, List, Optional, Set
 from . import flow
 from ._tree import split_arguments, syms, token
 from .contexts import Context, Contexts, Tape
-from .flow import NOT_VARIABLES, Binding, DynamicRead, Scope, attribute_path, statement_of
+from .flow import MANY, NOT_VARIABLES, Binding, DynamicRead, Scope, attribute_path, statement_of
 from .imports import build_imports, canonical
 from .kinds import Kinds
 from .values import UNKNOWN, Kind, Value
 
-__all__ = ["Binding", "Context", "DynamicRead", "Kind", "Model", "Tape", "Value", "forget",
+__all__ = ["MANY", "Binding", "Context", "DynamicRead", "Kind", "Model", "Tape", "Value", "forget",
            "model_of"]
 
 _ATTRIBUTE = "_tf_migrate_model"
@@ -212,7 +212,7 @@ class Model:
         """The one binding of ``key`` that reaches ``at``; None when there is
         none or there are several (branches, loops, mutations)."""
         found = self.reaching(key, at)
-        return found[0] if len(found) == 1 else None
+        return found[0] if len(found) == 1 and found[0] is not MANY else None
 
     @_guarded(False)
     def same_value_at(self, expr, at, origin) -> bool:
@@ -234,6 +234,8 @@ class Model:
             if "." in key and not scope.binds_path(key):
                 continue  # never bound itself: its first name's bindings decide
             for binding in self.reaching(key, where):
+                if binding is MANY:
+                    return False
                 node = binding.node
                 while node is not None and node is not scope.node:
                     if id(node) in between:
@@ -509,8 +511,7 @@ def _between(at, origin) -> Optional[Set[int]]:
 
 
 def _position(binding: Binding):
-    node = binding.node
-    return (node.get_lineno() or 0, id(node))
+    return (binding.line, id(binding.node))
 
 
 def _within(node, ancestor) -> bool:

@@ -44,7 +44,8 @@ class Binding:
     """One place that binds ``name`` (a variable or a dotted attribute path).
 
     ``how``: assign, augassign, annassign, mutation, for, comprehension, with,
-    walrus, import, param, def, class, except, del. ``value`` is the expression
+    walrus, import, param, def, class, except, del; ``many`` for MANY, which
+    stands for too many bindings to list (node None). ``value`` is the expression
     bound to exactly this name when known; ``source`` + ``path`` locate it in
     an unpacked value (``for i, (x, y) in src`` binds ``y`` at path (1, 1)).
     """
@@ -61,7 +62,12 @@ class Binding:
 
     @property
     def line(self) -> int:
-        return self.node.get_lineno() or 0
+        return self.node.get_lineno() or 0 if self.node is not None else 0
+
+
+MANY = Binding("*", None, None, "many")
+_MANY_SET = frozenset((MANY,))
+_MANY_LIMIT = 48
 
 
 @dataclass(eq=False)
@@ -122,6 +128,17 @@ class Index:
         self.imports: List[Tuple[str, Optional[str]]] = []
         self.withs: List[object] = []
         self.pending: List[Scope] = []
+
+
+def union(first: FrozenSet, second: FrozenSet) -> FrozenSet:
+    """Bindings that may reach, from either side. More than ``_MANY_LIMIT``
+    (a name reused by thousands of loops of a long script) become MANY: a
+    set that large answers no question, and keeping it would make the walk
+    quadratic."""
+    if first is second or not second:
+        return first
+    joined = first | second
+    return joined if len(joined) <= _MANY_LIMIT and MANY not in joined else _MANY_SET
 
 
 def lookup(state, key: str) -> FrozenSet:
@@ -199,7 +216,7 @@ class Walker:
         if self.track is not None and key not in self.track:
             return
         if not kill:
-            state[key] = lookup(state, key) | {binding}
+            state[key] = union(lookup(state, key), frozenset((binding,)))
             return
         state[key] = frozenset((binding,))
         for longer in self.attribute_keys.get(key, ()):
@@ -465,7 +482,7 @@ class Walker:
             grown = dict(carried)
             for end in ([inner] if falls else []) + frame[2]:
                 for key in _changed(end, state):
-                    grown[key] = grown.get(key, lookup(state, key)) | lookup(end, key)
+                    grown[key] = union(grown.get(key, lookup(state, key)), lookup(end, key))
             if grown == carried:
                 break
             carried = grown
@@ -492,7 +509,7 @@ class Walker:
         body_falls = self.block(children[2], body)
         handler_entry = state.new_child()
         for key in _changed(body, state):
-            handler_entry[key] = lookup(state, key) | lookup(body, key)
+            handler_entry[key] = union(lookup(state, key), lookup(body, key))
         ends, i, final = [], 3, None
         while i < len(children):
             head = children[i]
@@ -543,7 +560,7 @@ class Walker:
         for key in keys:
             merged = EMPTY
             for branch in live:
-                merged = merged | lookup(branch, key)
+                merged = union(merged, lookup(branch, key))
             state[key] = merged
         return True
 
@@ -734,5 +751,5 @@ def track(scope: Scope, index: Index, key: str, node) -> Optional[FrozenSet]:
     return found.get(id(stmt))
 
 
-__all__ = ["Binding", "DynamicRead", "Scope", "Index", "build", "track", "statement_of",
+__all__ = ["MANY", "Binding", "DynamicRead", "Scope", "Index", "build", "track", "statement_of",
            "attribute_path", "string_literal", "lookup", "EMPTY"]

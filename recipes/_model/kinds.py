@@ -33,7 +33,12 @@ _TF_OP_MODULES = ("tensorflow", "tensorflow.math", "tensorflow.linalg", "tensorf
 _TF_LISTS = {"unstack", "split", "meshgrid", "dynamic_partition", "gradients"}
 _TF_NOT_TENSORS = {"function": "function", "print": "none", "device": "context",
                    "name_scope": "context", "executing_eagerly": "bool", "is_tensor": "bool",
-                   "control_dependencies": "context", "load_op_library": "module"}
+                   "control_dependencies": "context", "load_op_library": "module",
+                   "set_seed": "none", "clear_session": "none", "set_floatx": "none",
+                   "set_value": "none", "set_learning_phase": "none", "floatx": "dtype",
+                   "image_data_format": "string", "epsilon": "number"}
+_KERAS_ARRAYS = {"keras.utils.to_categorical", "keras.backend.eval", "keras.backend.get_value",
+                 "keras.backend.batch_get_value"}
 _TF_ARRAYS = {"make_ndarray", "get_static_value"}
 _TF_CLASSES = {"Variable": Kind.VARIABLE, "constant": Kind.TENSOR, "Tensor": Kind.TENSOR,
                "SparseTensor": Kind.TENSOR, "RaggedTensor": Kind.TENSOR}
@@ -356,7 +361,8 @@ class Kinds:
                 inner = self.annotation(node.children[-1].children[1])
                 return of(outer.kind, element=inner if inner.is_known else None)
             return outer or UNKNOWN
-        return _ANNOTATIONS.get(self.model.qualified(node) or "", UNKNOWN)
+        name = self.model.qualified(node) or (node.value if node.type == token.NAME else "")
+        return _ANNOTATIONS.get(name, UNKNOWN)
 
     # ------------------------------------------------------------ containers
 
@@ -480,7 +486,7 @@ class Kinds:
             return of(_TF_CLASSES[name], origin=trailer.parent)
         if name == "GradientTape":
             return of(Kind.OTHER, what="tape", origin=trailer.parent)
-        if name in _TF_NOT_TENSORS and module == "tensorflow":
+        if name in _TF_NOT_TENSORS:
             return of(Kind.OTHER, what=_TF_NOT_TENSORS[name])
         if name in _TF_LISTS:
             return of(Kind.PYLIST, element=of(Kind.TENSOR), origin=trailer.parent)
@@ -525,8 +531,10 @@ class Kinds:
                 units = args[0] if args else keywords.get("units")
                 width = self.constant(units) if units is not None else None
             return of(Kind.LAYER, width=width, what=name, origin=node)
-        if path == "keras.utils.to_categorical":
+        if path in _KERAS_ARRAYS:
             return of(Kind.NDARRAY, origin=node)
+        if name in _TF_NOT_TENSORS:
+            return of(Kind.OTHER, what=_TF_NOT_TENSORS[name])
         if path.rpartition(".")[0] in _TF_OP_MODULES and name[:1].islower():
             return of(Kind.TENSOR, origin=node)
         return of(Kind.OTHER, what=name, origin=node) if name[:1].isupper() else UNKNOWN

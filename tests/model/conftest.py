@@ -3,15 +3,15 @@
 The failure classes of issue 11 ("Why"), each with cases the model must
 prove (VALID for a recipe: no false finding) and cases it must not claim
 (INVALID: the finding stays):
-- import spellings and unbound conventional aliases: test_imports.py
+- import spellings and unbound conventional aliases: test_model_imports.py
 - kinds: tf.shape(x)[0], tf.argmax, model(x), tf.data loop variables,
   tf.Tensor annotations, np.array(...).reshape/.flatten/.astype, list
-  comprehensions of tensors: test_kinds.py
+  comprehensions of tensors: test_model_kinds.py
 - data flow: hoisting across a loop that reassigns or mutates; locals(),
-  globals(), vars(), eval/exec, getattr with a string: test_flow.py,
-  test_dynamic.py
+  globals(), vars(), eval/exec, getattr with a string: test_model_flow.py,
+  test_model_dynamic.py
 - gradient context: NumPy writes after the tape closed, sampling code:
-  test_contexts.py
+  test_model_contexts.py
 - model facts: a Dense(1) model has output width 1: test_model_width.py
 """
 

@@ -1,5 +1,7 @@
 """Reaching definitions, last assignments and hoisting questions."""
 
+from recipes._model import MANY, Kind
+
 
 def lines(bindings):
     return [b.line for b in bindings]
@@ -225,3 +227,17 @@ def test_same_value_in_straight_line_code(snippet):
     assert m.same_value_at(s.node("x + 1"), s.statement("x = second()"), origin) is False
     assert m.same_value_at(s.node("x + 1"), s.statement("result = x + 1"), origin)
     assert not m.same_value_at(s.node("x + 1"), s.statement("other = 2"), origin)
+
+
+def test_a_name_reused_by_very_many_loops_reaches_as_many(snippet):
+    loops = "".join(f"for i in range({n}):\n    loss = compute({n})\n" for n in range(60))
+    s = snippet("import tensorflow as tf\n", loops, "final = loss\n")
+    m = s.model
+    use = s.node("loss", -1)
+    assert m.reaching("loss", use) == [MANY]
+    assert m.last_assignment("loss", use) is None
+    assert m.kind_of(use).kind == Kind.UNKNOWN
+    assert not m.same_value_at(use, s.statement("final = loss"), use)
+    # a fresh binding is precise again
+    t = snippet("import tensorflow as tf\n", loops, "loss = tf.ones(1)\nfinal = loss\n")
+    assert t.kind("loss", -1).kind == Kind.TENSOR

@@ -38,6 +38,8 @@ ARRAYS = [
     ("a = np.zeros(3)\nb = a + 1", "a + 1"),
     ("a = np.zeros((3, 2))\nb = a[:, 0]", "a[:, 0]"),
     ("m = keras.Sequential([keras.layers.Dense(2)])\np = m.predict(x)", "m.predict(x)"),
+    ("v = tf.keras.backend.get_value(t)", "tf.keras.backend.get_value(t)"),
+    ("y = keras.utils.to_categorical(labels)", "keras.utils.to_categorical(labels)"),
 ]
 
 
@@ -60,6 +62,7 @@ def test_numpy_valued_expressions(snippet, code, expr):
     ("ds = tf.data.Dataset.from_tensor_slices(x).batch(8)",
      "tf.data.Dataset.from_tensor_slices(x).batch(8)", Kind.DATASET),
     ("d = foo(x)", "foo(x)", Kind.UNKNOWN),
+    ("s = tf.random.set_seed(0)", "tf.random.set_seed(0)", Kind.OTHER),
     ("d = x.whatever()", "x.whatever()", Kind.UNKNOWN),
     ("df = pd.DataFrame(x)\ncol = df['a']", "df['a']", Kind.DATAFRAME),
 ])
@@ -335,3 +338,23 @@ def test_augmented_assignment_of_a_tensor_stays_a_tensor(snippet):
     """)
     assert s.kind("acc", -1).kind == Kind.TENSOR
     assert s.kind("acc", 1).kind == Kind.TENSOR   # the target of ``acc += 1``
+
+
+@pytest.mark.parametrize("annotation, kind", [
+    ("tf.Tensor", Kind.TENSOR),
+    ("tf.Variable", Kind.VARIABLE),
+    ("np.ndarray", Kind.NDARRAY),
+    ("pd.DataFrame", Kind.DATAFRAME),
+    ("tf.data.Dataset", Kind.DATASET),
+    ("keras.Model", Kind.MODEL),
+    ("int", Kind.NUMBER),
+    ("Optional[tf.Tensor]", Kind.UNKNOWN),
+])
+def test_parameter_annotations(snippet, annotation, kind):
+    s = snippet(HEADER, f"from typing import List, Optional\ndef f(x: {annotation}):\n    return x\n")
+    assert s.kind("x", -1).kind == kind
+
+
+def test_list_of_tensors_annotation(snippet):
+    s = snippet(HEADER, "from typing import List\ndef f(xs: List[tf.Tensor]):\n    return xs[0]\n")
+    assert s.kind("xs[0]").kind == Kind.TENSOR
