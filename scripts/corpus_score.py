@@ -40,6 +40,7 @@ if str(ROOT) not in sys.path:  # run as a script: the worktree's migrate, not an
 
 from migrate.engine import apply_edits  # noqa: E402
 from migrate.notebook import mask  # noqa: E402
+from migrate.registry import UnknownRecipe, resolve  # noqa: E402
 from migrate.result import Edit, cell_label, split_label  # noqa: E402
 
 KINDS = ("safe", "unsafe", "report")
@@ -325,11 +326,26 @@ def _run_verify(paths: Sequence[Path], timeout: float) -> Dict[str, dict]:
 
 
 def _verified(finding: Finding, before: Optional[dict], after: Optional[dict]) -> VerifiedFix:
+    """A fix passes when its after passes every check. A fix of a
+    behaviour-preserving recipe (``before_fails`` None: typed-convert) on a
+    program that fails for another reason (another labelled bug) passes when
+    its after fails no check its before passed: it must change nothing."""
     if after is None:
         return VerifiedFix(finding, bool(before and before.get("ok")), False, ["not run by verify"])
+    failed_before = {c["name"] for c in (before or {}).get("checks", []) if not c.get("passed")}
+    preserving = _behaviour_preserving(finding.recipe) and bool(before)
     failures = [f"{c['name']}: {c.get('summary') or ''} {c.get('error') or ''}".strip()
-                for c in after.get("checks", []) if not c.get("passed")]
-    return VerifiedFix(finding, bool(before and before.get("ok")), bool(after.get("ok")), failures)
+                for c in after.get("checks", [])
+                if not c.get("passed") and not (preserving and c["name"] in failed_before)]
+    return VerifiedFix(finding, bool(before and before.get("ok")), bool(after.get("ok")) or not failures,
+                       failures)
+
+
+def _behaviour_preserving(recipe: str) -> bool:
+    try:
+        return resolve([recipe])[0].before_fails is None
+    except UnknownRecipe:
+        return False
 
 
 # --- output -----------------------------------------------------------------

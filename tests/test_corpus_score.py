@@ -172,6 +172,20 @@ def test_a_safe_fix_fails_when_its_after_fails_a_check_or_did_not_run():
     assert cs._verified(finding, before, {"ok": True, "checks": []}).after_ok
 
 
+def test_a_behaviour_preserving_fix_may_keep_the_failures_of_another_bug():
+    before = {"ok": False, "checks": [{"name": "run", "passed": False, "summary": "raised", "error": "None"},
+                                      {"name": "api", "passed": True, "summary": "ok", "error": None}]}
+    same = {"ok": False, "checks": [{"name": "run", "passed": False, "summary": "raised", "error": "None"},
+                                    {"name": "api", "passed": True, "summary": "ok", "error": None}]}
+    worse = {"ok": False, "checks": [{"name": "run", "passed": False, "summary": "raised", "error": "None"},
+                                     {"name": "api", "passed": False, "summary": "bad", "error": None}]}
+    preserving = Finding("p.py", 3, 3, "typed-convert", "safe", "m")
+    repairing = Finding("p.py", 3, 3, "per-step-tape", "safe", "m")
+    assert cs._verified(preserving, before, same).after_ok
+    assert cs._verified(preserving, before, worse).after_failures == ["api: bad"]
+    assert not cs._verified(repairing, before, same).after_ok
+
+
 # --- end to end -------------------------------------------------------------
 
 def test_score_of_a_small_corpus(tmp_path):
