@@ -337,8 +337,9 @@ def _verified(finding: Finding, before: Optional[dict], after: Optional[dict]) -
     failures = [f"{c['name']}: {c.get('summary') or ''} {c.get('error') or ''}".strip()
                 for c in after.get("checks", [])
                 if not c.get("passed") and not (preserving and c["name"] in failed_before)]
-    return VerifiedFix(finding, bool(before and before.get("ok")), bool(after.get("ok")) or not failures,
-                       failures)
+    if not after.get("ok") and not failures and not preserving:
+        failures = ["verify: not ok"]
+    return VerifiedFix(finding, bool(before and before.get("ok")), bool(after.get("ok")), failures)
 
 
 def _behaviour_preserving(recipe: str) -> bool:
@@ -368,7 +369,7 @@ def summary(scores: Dict[str, RecipeScore], verified: Optional[List[VerifiedFix]
             {"path": v.finding.path, "line": v.finding.line, "recipe": v.finding.recipe,
              "before_ok": v.before_ok, "after_ok": v.after_ok, "failures": v.after_failures}
             for v in verified]
-        result["failing_safe_fixes"] = [fix for fix in result["safe_fixes"] if not fix["after_ok"]]
+        result["failing_safe_fixes"] = [fix for fix in result["safe_fixes"] if fix["failures"]]
     for item in result["recipes"].values():
         for finding in item["false_positives"]:
             finding.pop("edits")
