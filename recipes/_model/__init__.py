@@ -462,9 +462,13 @@ def _between(at, origin) -> Optional[Set[int]]:
         node = node.parent
     if node is None:
         return None
-    siblings = [id(s) for s in at.parent.children]  # by identity: fissix's == compares trees
-    first, last = siblings.index(id(at)), siblings.index(id(node))
-    return set(siblings[first:last + 1]) if first <= last else None
+    found, sibling = set(), at
+    while sibling is not None:
+        found.add(id(sibling))
+        if sibling is node:
+            return found
+        sibling = sibling.next_sibling
+    return None
 
 
 def _position(binding: Binding):
