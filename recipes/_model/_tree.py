@@ -7,8 +7,11 @@ are consolidated or renamed, this file is the only one that changes.
 from fissix import pygram
 from fissix.pgen2 import token
 
-from recipes._ast import split_arguments
-from recipes._scope import literal_elements, statements, unparen
+try:  # the consolidated helper package (branch i11-engine), once merged
+    from recipes._fissix import literal_elements, split_arguments, statements, unparen
+except ImportError:  # the two modules it replaces; delete this branch after that merge
+    from recipes._ast import split_arguments
+    from recipes._scope import literal_elements, statements, unparen
 
 syms = pygram.python_symbols
 
