@@ -20,7 +20,7 @@ from __future__ import annotations
 import contextvars
 import importlib
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Dict, List, Sequence, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence, Tuple
 
 from fissix import pygram, pytree
 
@@ -37,7 +37,7 @@ _FILE_INPUT = pygram.python_symbols.file_input
 class Pass:
     """What one traversal of one tree records."""
 
-    root: pytree.Node
+    root: Optional[pytree.Node]  # None once the pass is over
     contexts: Dict[str, PassContext]
     spans: List[Tuple[pytree.Base, int]] = field(default_factory=list)  # top-level statements, first lines
     owners: Dict[int, str] = field(default_factory=dict)  # id(top-level statement) -> recipe id

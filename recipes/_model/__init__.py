@@ -39,7 +39,7 @@ from .values import UNKNOWN, Kind, Value
 __all__ = ["MANY", "Binding", "Context", "DynamicRead", "Kind", "Model", "Tape", "Value", "forget",
            "model_of"]
 
-_ATTRIBUTE = "_tf_migrate_model"
+_FACTS, _KEY = "_tf_migrate_facts", "semantic model"
 _LOCALS_READERS = {"locals", "vars", "eval", "exec"}
 _LOCAL_TO_EXPRESSIONS = {"comprehension", "walrus", "param"}  # bound inside one statement
 
@@ -72,20 +72,21 @@ def _root(node):
 
 
 def model_of(node) -> "Model":
-    """The model of the module ``node`` belongs to (built once per tree)."""
-    root = _root(node)
-    model = getattr(root, _ATTRIBUTE, None)
+    """The model of the module ``node`` belongs to (built once per tree).
+
+    Kept among the tree's per-tree facts (the root's ``_tf_migrate_facts``,
+    the convention of the engine's per-tree cache), so dropping those facts
+    after a pass mutated the tree drops the model too."""
+    facts = _root(node).__dict__.setdefault(_FACTS, {})
+    model = facts.get(_KEY)
     if model is None:
-        model = Model(root)
-        setattr(root, _ATTRIBUTE, model)
+        model = facts[_KEY] = Model(_root(node))
     return model
 
 
 def forget(node) -> None:
     """Drop the model of ``node``'s tree; the next ``model_of`` rebuilds it."""
-    root = _root(node)
-    if hasattr(root, _ATTRIBUTE):
-        delattr(root, _ATTRIBUTE)
+    _root(node).__dict__.get(_FACTS, {}).pop(_KEY, None)
 
 
 class Model:
@@ -505,9 +506,13 @@ def _between(at, origin) -> Optional[Set[int]]:
         node = node.parent
     if node is None:
         return None
-    siblings = [id(s) for s in at.parent.children]  # by identity: fissix's == compares trees
-    first, last = siblings.index(id(at)), siblings.index(id(node))
-    return set(siblings[first:last + 1]) if first <= last else None
+    found, sibling = set(), at
+    while sibling is not None:
+        found.add(id(sibling))
+        if sibling is node:
+            return found
+        sibling = sibling.next_sibling
+    return None
 
 
 def _position(binding: Binding):

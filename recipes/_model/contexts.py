@@ -108,20 +108,31 @@ class Contexts:
             self.functions.setdefault(id(function), "tf_function")
 
     def _callees(self) -> None:
-        """Everything called by name from a context is in a context."""
+        """Everything called by name from a context (or from a function
+        nested in one) is in a context."""
         model = self.model
+        nested: Dict[int, List] = {}
+        for scope in model.index.scopes.values():
+            if scope.parent is not None and scope.kind == "function":
+                nested.setdefault(id(scope.parent), []).append(scope)
         pending = [model.index.scopes[i] for i in list(self.functions)]
         pending += [scope for scope in {id(t.scope): t.scope for t in self.tapes}.values()]
+        whole = {id(scope) for scope in pending if id(scope.node) in self.functions}
         while pending:
             scope = pending.pop()
-            whole = id(scope.node) in self.functions
             for _, call in scope.calls:
-                if not whole and self.tape_of(call) is None:
+                if id(scope) not in whole and self.tape_of(call) is None:
                     continue
                 for function in model.functions_called(call):
                     if id(function) not in self.functions:
                         self.functions[id(function)] = "tape_callee"
-                        pending.append(model.index.scopes[id(function)])
+                        callee = model.index.scopes[id(function)]
+                        whole.add(id(callee))
+                        pending.append(callee)
+            for inner in nested.get(id(scope), ()):
+                if id(inner) not in whole and (id(scope) in whole or self.tape_of(inner.node)):
+                    whole.add(id(inner))
+                    pending.append(inner)
 
     def context(self, node) -> Optional[Context]:
         child, parent = node, node.parent

@@ -54,3 +54,10 @@ def test_very_deep_nesting_and_long_rebinding_chains_promise_nothing_and_do_not_
     last = chain.children[-2].children[0].children[2]   # the x in ``y = x``
     assert model.kind_of(early).kind == Kind.TENSOR
     assert model.kind_of(last).kind in (Kind.TENSOR, Kind.UNKNOWN)
+
+
+def test_dropping_the_trees_per_tree_facts_drops_the_model():
+    tree = parse("x = 1\n")
+    model = model_of(tree)
+    tree.__dict__.pop("_tf_migrate_facts")   # what the engine's per-tree cache forget does
+    assert model_of(tree) is not model

@@ -185,3 +185,25 @@ def test_a_tape_in_a_loop_is_one_tape(snippet):
     """)
     assert len(s.model.tapes) == 1
     assert s.model.after_tape(s.node("tape.gradient(loss, x)")) is s.model.tapes[0]
+
+
+def test_functions_called_from_a_helper_nested_in_a_context(snippet):
+    s = snippet(HEADER, """
+        def project(x):
+            buf[0] = x
+            return x
+        class Net(tf.keras.Model):
+            def call(self, x):
+                def helper(v):
+                    return project(v)
+                return helper(x)
+        def train(x):
+            with tf.GradientTape() as tape:
+                def inner(v):
+                    return project2(v)
+                y = inner(x)
+        def project2(v):
+            other[0] = v
+    """)
+    assert how(s, "buf[0] = x") == "tape_callee"
+    assert how(s, "other[0] = v") == "tape_callee"
