@@ -87,7 +87,7 @@ def _evaluations(tape: s.Tape, expr) -> List:
     return found
 
 
-def _hoistable(expr, aliases) -> bool:
+def _hoistable(expr, model) -> bool:
     """Re-evaluating ``expr`` gives a new tensor each time, and evaluating it
     once gives what each evaluation gave (no random or unknown calls); where
     it may be bound is `_binding_place`'s question."""
@@ -97,10 +97,9 @@ def _hoistable(expr, aliases) -> bool:
         if node.type in (s.syms.lambdef, s.syms.comp_for):
             return False
         if node.type == s.syms.trailer and node.children[0].value == "(":
-            callee = node.parent.children[:node.parent.children.index(node)]
-            name = s.dotted_name(callee[0]) if len(callee) == 1 else \
-                s.dotted_name(s.Node(s.syms.power, [c.clone() for c in callee]))
-            if not name or name.split(".")[0] not in aliases or any(r in name for r in _RANDOM):
+            name = model.qualified_children(node.parent.children[:node.parent.children.index(node)])
+            if not name or name.split(".")[0] not in ("tensorflow", "numpy") \
+                    or any(r in name for r in _RANDOM):
                 return False
     return True
 
@@ -113,7 +112,7 @@ class _Path:
         self.loop, self.index = loop, index
 
 
-def _stacked_path(expr, tape: s.Tape, aliases, feeds: List) -> Optional[_Path]:
+def _stacked_path(expr, tape: s.Tape, model, feeds: List) -> Optional[_Path]:
     """The pre-stacked IG path behind ``tape.watch(P[I])``, when it can be
     rebuilt step by step and nothing but ``P[I]`` in that loop reads it."""
     kids = expr.children
@@ -131,7 +130,7 @@ def _stacked_path(expr, tape: s.Tape, aliases, feeds: List) -> Optional[_Path]:
     if stmt is None or stmt.parent is not loop.parent or s.assigned_name(stmt) != path:
         return None
     call = s.split_call(value) if value.type == s.syms.power else None
-    if not call or call[0] not in {f"{tf}.stack" for tf in aliases["tf"]} or not call[1]:
+    if not call or model.callee(value) != "tensorflow.stack" or not call[1]:
         return None
     comp, options = call[1][0], [s.keyword_arg(a) for a in call[1][1:]]
     if any(o is None or o[0] != "axis" or s.code(o[1]) != "0" for o in options):
@@ -318,10 +317,6 @@ def _binding_place(expr, tape: s.Tape, watch_call, found, feeds, model):
 PATTERN = "power< tape=NAME trailer< '.' 'watch' > trailer< '(' any ')' > >"
 
 
-def _facts(root) -> tuple:
-    imports = s.import_table(root)
-    aliases = {"tf": imports.module_aliases("tensorflow"), "np": imports.module_aliases("numpy")}
-    return aliases, s.per_tree(root, "tapes", s.tapes_by_statement)
 
 
 def _tape_of(call, name: str, tapes) -> Optional[s.Tape]:
@@ -336,7 +331,7 @@ def _tape_of(call, name: str, tapes) -> Optional[s.Tape]:
 
 
 def _modify(node, capture, filename):
-    aliases, tapes = s.per_tree(node, "per-step-tape", _facts)
+    tapes = s.per_tree(node, "tapes", s.tapes_by_statement)
     tape = _tape_of(node, capture["tape"].value, tapes)
     if tape is None:
         return
@@ -349,7 +344,7 @@ def _modify(node, capture, filename):
         if not s.contains(node, expr):
             continue
         found = _evaluations(tape, expr)
-        if len(found) < 2 or _same_object(expr, model) or not _hoistable(expr, aliases["tf"] | aliases["np"]):
+        if len(found) < 2 or _same_object(expr, model) or not _hoistable(expr, model):
             continue
         fed, differentiated = _roles(tape, found, node)
         feeds, unclear = _feeds(tape, expr, found)
@@ -369,7 +364,7 @@ def _modify(node, capture, filename):
                           "compute the output from the watched tensor", fixable=False)
             continue
         taken = s.scope_names(s.scope_of(tape.stmt))
-        path = _stacked_path(expr, tape, aliases, feeds)
+        path = _stacked_path(expr, tape, model, feeds)
         if path is not None:
             if propose(expr, f"each `{what}` is a new tensor: the tape watches one, the model reads "
                              "another and tape.gradient gets None; build the interpolated step "

@@ -17,7 +17,7 @@ from migrate.engine import Options, transform
 from migrate.registry import resolve
 
 from fixture_cases import FIXTURES
-from recipe_cases import body_of, check_case, invalid, params, run_body, valid
+from recipe_cases import body_of, check_case, fixed, invalid, params, run_body, valid
 
 RECIPE = "per-step-tape"
 
@@ -307,3 +307,20 @@ def test_an_item_of_a_python_sequence_is_one_object(setup):
             return tape.gradient(score, inputs[0])
         """, RECIPE)
     assert not result.diagnostics
+
+
+def test_the_stacked_path_is_known_in_any_import_spelling():
+    result = fixed("""
+        import tensorflow.compat.v2 as tf2
+
+
+        def f(model, x, baseline, alphas):
+            path = tf2.stack([baseline + a * (x - baseline) for a in alphas])
+            for i in range(3):
+                with tf2.GradientTape() as tape:
+                    tape.watch(path[i])
+                    out = model(path[i])
+                g = tape.gradient(out, path[i])
+            return g
+        """, RECIPE)
+    assert "path_step = baseline + alphas[i] * (x - baseline)\n" in result
