@@ -100,6 +100,7 @@ class Model:
         self._kinds = Kinds(self)
         self._likely: Optional[Kinds] = None
         self._call_sites: Dict[int, Optional[List]] = {}
+        self._name_leaves: Optional[Dict[str, List]] = None
         self._contexts: Optional[Contexts] = None
         self._attributes: Dict[int, Dict[str, List[Binding]]] = {}
         self._reader_summary: Optional[_Readers] = None
@@ -415,17 +416,19 @@ class Model:
         name = function.children[1]
         method = self.method_class(function) is not None
         shift = 1 if method and not self.is_static(function) else 0
-        sites, heads = [], {id(name)}
-        for scope in self.index.scopes.values():
-            for _, call in scope.calls:
-                if not any(f is function for f in self.functions_called(call)):
-                    continue
-                at = 2 if call.children[1].children[0].type == token.DOT else 1
-                sites.append((call.children[at], shift if at == 2 else 0))
-                heads.add(id(call.children[1].children[1] if at == 2 else call.children[0]))
-        for leaf in self.root.leaves():
-            if leaf.type == token.NAME and leaf.value == name.value and id(leaf) not in heads:
-                return None
+        if self._name_leaves is None:  # every NAME leaf by its text, built once
+            self._name_leaves = {}
+            for leaf in self.root.leaves():
+                if leaf.type == token.NAME:
+                    self._name_leaves.setdefault(leaf.value, []).append(leaf)
+        sites = []
+        for leaf in self._name_leaves.get(name.value, ()):
+            if leaf is name:
+                continue
+            call, at = _call_headed_by(leaf)
+            if call is None or not any(f is function for f in self.functions_called(call)):
+                return None  # used otherwise, or another function of that name
+            sites.append((call.children[at], shift if at == 2 else 0))
         return sites
 
     def _is_self(self, leaf, function) -> bool:
@@ -485,6 +488,22 @@ class _Readers:
                     self.global_anywhere |= read.how in ("eval", "exec")
                 elif read.how == "globals":
                     self.global_anywhere = True
+
+
+def _call_headed_by(leaf):
+    """(call, index of its argument trailer) when ``leaf`` is the callee of
+    ``leaf(...)`` or ``obj.leaf(...)``; (None, 0) otherwise."""
+    parent = leaf.parent
+    if parent is not None and parent.type == syms.power and parent.children[0] is leaf \
+            and len(parent.children) > 1 and parent.children[1].type == syms.trailer \
+            and parent.children[1].children[0].type == token.LPAR:
+        return parent, 1
+    if parent is not None and parent.type == syms.trailer and parent.children[0].type == token.DOT:
+        power = parent.parent
+        if power.children[0].type == token.NAME and len(power.children) > 2 and power.children[1] is parent \
+                and power.children[2].type == syms.trailer and power.children[2].children[0].type == token.LPAR:
+            return power, 2
+    return None, 0
 
 
 def _first_parameter(funcdef) -> Optional[str]:

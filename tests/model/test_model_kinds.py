@@ -358,3 +358,14 @@ def test_parameter_annotations(snippet, annotation, kind):
 def test_list_of_tensors_annotation(snippet):
     s = snippet(HEADER, "from typing import List\ndef f(xs: List[tf.Tensor]):\n    return xs[0]\n")
     assert s.kind("xs[0]").kind == Kind.TENSOR
+
+
+def test_a_function_whose_name_is_also_an_operand_is_not_typed_from_calls(snippet):
+    s = snippet(HEADER, """
+        def scale(batch):
+            return batch
+
+        scale(tf.ones(3))
+        power = scale ** 2
+    """)
+    assert not s.model.likely_kind_of(s.node("batch", -1)).is_known
