@@ -59,7 +59,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Callable, List, Optional, Tuple
+from typing import Callable, List, Optional
 
 from fissix.pgen2 import token
 from fissix.pytree import Leaf
