@@ -10,10 +10,14 @@ and its workers via getrusage(RUSAGE_CHILDREN) in a wrapper process):
   in-process, no prefilter), findings only, nothing written;
 - `tf_upgrade_v2 --intree` (into a scratch --outtree), recording whether it crashes.
 
-Targets (issue 7): cold <= 0.15x plain Bowler, warm <= 0.03x, --jobs 2 >=
-1.7x --jobs 1 on the candidate copy, peak RSS <= 300 MB.
+Targets (issue 11): on the candidate copy, --jobs 1 without cache <= 0.6x
+plain Bowler; on tf_keras cold <= 0.10x and warm <= 0.02x plain Bowler; on
+the tf-models-official sources (``--tfmo DIR``: ``pip download --no-deps
+tf-models-official`` and unzip the wheel; not committed) cold <= 0.10x.
+Earlier (issue 7): --jobs 2 >= 1.7x --jobs 1 on the candidate copy, peak RSS
+<= 300 MB.
 
-Usage: python benchmarks/bench_check.py [--repeat N] [--skip-upgrade] [--json OUT]
+Usage: python benchmarks/bench_check.py [--repeat N] [--skip-upgrade] [--tfmo DIR] [--json OUT]
 """
 
 from __future__ import annotations
@@ -133,7 +137,7 @@ def measure(name: str, corpus: str, argv: List[str], repeat: int, env: Dict[str,
     return best
 
 
-def run_all(repeat: int, skip_upgrade: bool, work: Path) -> List[Timing]:
+def run_all(repeat: int, skip_upgrade: bool, work: Path, tfmo: Optional[Path] = None) -> List[Timing]:
     env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "XDG_CACHE_HOME": str(work / "xdg")}
     # as installed tools run: with their bytecode cached (not recompiled each start)
     env.pop("PYTHONDONTWRITEBYTECODE", None)
@@ -144,6 +148,14 @@ def run_all(repeat: int, skip_upgrade: bool, work: Path) -> List[Timing]:
     plain = work / "plain_bowler.py"
     plain.write_text(PLAIN_BOWLER)
     timings = []
+    if tfmo is not None:
+        count = sum(1 for _ in tfmo.rglob("*.py"))
+        print(f"corpus: tf-models-official {tfmo} ({count} files)")
+        cache = work / "cache-tfmo"
+        timings.append(measure("check cold", "tfmo", cli + ["check", "--cache-dir", str(cache), str(tfmo)],
+                               repeat, env, before=lambda: shutil.rmtree(cache, ignore_errors=True)))
+        timings.append(measure("plain Bowler (1 process)", "tfmo", [sys.executable, str(plain), str(tfmo)],
+                               repeat, env))
     for label, root in corpora.items():
         cache = work / f"cache-{label}"
 
@@ -178,10 +190,15 @@ def run_all(repeat: int, skip_upgrade: bool, work: Path) -> List[Timing]:
 def ratios(timings: List[Timing]) -> Dict[str, float]:
     by = {(t.corpus, t.name): t for t in timings}
     out = {}
+    if ("tfmo", "check cold") in by:
+        out["tfmo: cold / plain Bowler"] = (by[("tfmo", "check cold")].seconds
+                                            / by[("tfmo", "plain Bowler (1 process)")].seconds)
     for corpus in ("tf_keras", "candidates"):
         plain = by[(corpus, "plain Bowler (1 process)")].seconds
         out[f"{corpus}: cold / plain Bowler"] = by[(corpus, "check cold")].seconds / plain
         out[f"{corpus}: warm / plain Bowler"] = by[(corpus, "check warm")].seconds / plain
+        out[f"{corpus}: --jobs 1 no cache / plain Bowler"] = (
+            by[(corpus, "check --no-cache --jobs 1")].seconds / plain)
         out[f"{corpus}: speed-up --jobs 2 over --jobs 1"] = (
             by[(corpus, "check --no-cache --jobs 1")].seconds
             / by[(corpus, "check --no-cache --jobs 2")].seconds)
@@ -194,12 +211,13 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=1, help="best of N runs per measurement")
     parser.add_argument("--skip-upgrade", action="store_true", help="do not run tf_upgrade_v2")
+    parser.add_argument("--tfmo", type=Path, help="the unzipped tf-models-official sources")
     parser.add_argument("--json", type=Path, help="also write the figures as JSON")
     args = parser.parse_args(argv)
     print(f"{platform.python_version()} on {os.cpu_count()} core(s), "
           f"load average {os.getloadavg()[0]:.2f}")
     with tempfile.TemporaryDirectory(prefix="tfm-bench-") as tmp:
-        timings = run_all(args.repeat, args.skip_upgrade, Path(tmp))
+        timings = run_all(args.repeat, args.skip_upgrade, Path(tmp), args.tfmo)
     figures = ratios(timings)
     print()
     for name, value in figures.items():

@@ -67,7 +67,7 @@ SHARED: Dict[str, Tuple[object, object]] = {
     "unsafe_fixes": (Optional[bool], typer.Option(
         None, "--unsafe-fixes/--no-unsafe-fixes", help="Also apply unsafe fixes.")),
     "target_index": (Optional[int], typer.Option(
-        None, "--target-index", metavar="N", help="Output index used by scalar-target (default 0).")),
+        None, "--target-index", metavar="N", help="Output index used by scalar-target (default: a class index in scope, else 0).")),
     "stdin_filename": (Optional[Path], typer.Option(
         None, "--stdin-filename", metavar="PATH",
         help="Path the stdin buffer belongs to (config, messages).")),

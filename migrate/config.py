@@ -25,7 +25,7 @@ class Config:
     ignore: List[str] = field(default_factory=list)
     exclude: List[str] = field(default_factory=list)
     unsafe_fixes: bool = False
-    target_index: int = 0
+    target_index: Optional[int] = None  # None: scalar-target picks (an index in scope, else 0)
     source: Optional[Path] = None
 
     def merged(self, **flags) -> "Config":
@@ -63,7 +63,8 @@ def load(start: Path) -> Config:
         ignore=_strings(table, "ignore", where),
         exclude=_strings(table, "exclude", where),
         unsafe_fixes=_typed(table, "unsafe-fixes", bool, False, "true or false", where),
-        target_index=_typed(table, "target-index", int, 0, "an integer", where),
+        target_index=(_typed(table, "target-index", int, 0, "an integer", where)
+                      if "target-index" in table else None),
         source=path,
     )
 

@@ -1,43 +1,44 @@
 """The engine: source text in, a SourceResult out. Pure and never raises.
 
-parse (fissix) -> each enabled recipe's Bowler fixers -> re-parse + compile
--> repeat to a fixpoint (capped) -> result. A recipe whose output does not
-parse is discarded for that pass and reported; a recipe that crashes is
-reported and the others still run.
+CPython's verdict on the text -> prefilter -> one fissix parse -> one
+traversal by every candidate recipe (migrate/traversal.py) -> re-parse only
+when the text changed -> repeat to a fixpoint (capped) -> result. A recipe
+whose output does not parse only reports for that pass; a recipe that
+crashes is reported and the others still run.
 """
 
 from __future__ import annotations
 
-import difflib
+import gc
 import re
 import warnings
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Dict, FrozenSet, List, Optional, Sequence, Tuple
+from typing import FrozenSet, List, Optional, Sequence, Tuple
 
-from fissix import pygram, pytree
+from fissix import pytree
 from fissix.pgen2 import driver as pgen_driver
 from fissix.pgen2.parse import ParseError
 from fissix.pgen2.tokenize import TokenError
 
-from . import prefilter
-from .recipe import PassContext, Recipe, SourceFacts, running, stop_running
+from . import prefilter, traversal
+from .edits import Owned, apply_edits, old_lines, pass_edits
+from .recipe import PassContext, Recipe, SourceFacts
 from .result import Diagnostic, Edit, SourceResult, Status
 
-if TYPE_CHECKING:
-    from bowler.tool import BowlerTool
+__all__ = ["Options", "apply_edits", "check_output", "parse", "transform", "wants"]
 
-MAX_PASSES = 5
-_GRAMMAR = pygram.python_grammar_no_print_and_exec_statement
+MAX_PASSES = 10  # a pass may leave a match for the next one (migrate/traversal.py)
 
 
 @dataclass(frozen=True)
 class Options:
-    """What a run enables. ``isolated`` runs every recipe alone on the input
-    (no chaining), so each diagnostic's fix edits are relative to the input:
-    what `check --format json` and editors need. ``only``, when given, names
-    the findings whose fix may be applied, as (path, recipe, line, column) of
-    the input text (`fix --interactive` applies one finding at a time); every
-    other finding is reported, not applied."""
+    """What a run enables. ``isolated`` leaves the input as it is and gives
+    each diagnostic's fix edits relative to the input (what `check --format
+    json` and editors need); findings that only appear once other fixes are
+    applied are reported with ``after`` and without edits. ``only``, when
+    given, names the findings whose fix may be applied, as (path, recipe,
+    line, column) of the input text (`fix --interactive` applies one finding
+    at a time); every other finding is reported, not applied."""
 
     recipes: Tuple[Recipe, ...]
     unsafe_fixes: bool = False
@@ -52,12 +53,20 @@ class _Unparsable(Exception):
 
 
 def parse(source: str) -> pytree.Node:
-    """fissix parse with a reason a person can act on; raises _Unparsable."""
-    drv = pgen_driver.Driver(_GRAMMAR, convert=pytree.convert)
+    """fissix parse with a reason a person can act on; raises _Unparsable.
+    The cyclic garbage collector pauses meanwhile: a parse allocates a node
+    per token and nothing it makes is garbage (a large file parses ~20%
+    faster)."""
+    drv = pgen_driver.Driver(traversal.GRAMMAR, convert=pytree.convert)
+    paused = gc.isenabled()
+    gc.disable()
     try:
         return drv.parse_string(source)
     except (ParseError, TokenError, IndentationError, SyntaxError) as err:
         raise _Unparsable(_parse_reason(source, err)) from None
+    finally:
+        if paused:
+            gc.enable()
 
 
 def _parse_reason(source: str, err: Exception) -> str:
@@ -101,58 +110,7 @@ def _compile(source: str, filename: str) -> None:
 
 def check_output(source: str, filename: str) -> Optional[str]:
     """None when ``source`` parses with fissix and compiles; else the reason."""
-    try:
-        parse(source)
-        _compile(source, filename)
-    except _Unparsable as err:
-        return str(err)
-    except (SyntaxError, ValueError) as err:
-        return f"{type(err).__name__}: {err}"
-    return None
-
-
-_tools: Dict[str, BowlerTool] = {}
-
-
-def _tool(recipe: Recipe) -> BowlerTool:
-    """One compiled BowlerTool per recipe per process (patterns compile once).
-    Bowler is imported on first use: a run answered from the cache needs none."""
-    tool = _tools.get(recipe.id)
-    if tool is None:
-        from bowler import Query
-        from bowler.tool import BowlerTool
-
-        fixers = recipe.query(Query()).compile()
-        tool = BowlerTool(fixers, interactive=False, write=False, silent=True,
-                          options={"print_function": True})
-        tool.driver.grammar = _GRAMMAR
-        _tools[recipe.id] = tool
-    return tool
-
-
-def _refactor(tool: "BowlerTool", tree: pytree.Node, path: str) -> None:
-    """``tool.refactor_tree(tree, path)``. When no fixer can match anything
-    but the root (patterns headed by ``file_input``, as every recipe here
-    selects), the same fixer calls are made on the root alone: fissix would
-    walk every node in pre- and post-order and run its bottom matcher over
-    every leaf to find that one node, once per recipe per pass."""
-    root = pygram.python_symbols.file_input
-    heads = (tool.bmi_pre_order_heads, tool.bmi_post_order_heads)
-    if tool.BM.fixers or any(fixers for table in heads for kind, fixers in table.items() if kind != root):
-        tool.refactor_tree(tree, path)
-        return
-    every = tool.pre_order + tool.post_order
-    for fixer in every:
-        fixer.start_tree(tree, path)
-    for table in heads:  # the order of refactor_tree's two traversals
-        for fixer in table.get(root, []):
-            results = fixer.match(tree)
-            if results:
-                new = fixer.transform(tree, results)
-                if new is not None:
-                    tree.replace(new)
-    for fixer in every:
-        fixer.finish_tree(tree, path)
+    return _validated(source, filename)[1]
 
 
 class _Prechecks:
@@ -193,27 +151,22 @@ def transform(source: str, path: str, options: Options) -> SourceResult:
 def _transform(source: str, path: str, options: Options) -> SourceResult:
     text, had_newline = _with_final_newline(source)
     prechecks = _Prechecks()
-    candidates = [r for r in options.recipes if wants(r, text, prechecks)]
-    trees = _Trees()
-    if candidates:
-        try:
-            trees.keep(text, parse(text))
-        except _Unparsable as err:
-            return SourceResult(path, Status.SKIPPED, source, source, reason=str(err))
+    unreadable = _cpython_verdict(prechecks.facts_of(text))
+    if unreadable:
+        return SourceResult(path, Status.SKIPPED, source, source, reason=unreadable)
     result = SourceResult(path, Status.UNCHANGED, source, source)
+    candidates = [r for r in options.recipes if wants(r, text, prechecks)]
     if not candidates:
         return result
+    del prechecks  # its stdlib ast of a large file weighs as much as the fissix tree
+    try:
+        tree = parse(text)
+    except _Unparsable as err:
+        return SourceResult(path, Status.SKIPPED, source, source, reason=str(err))
 
-    if options.isolated:
-        for recipe in candidates:
-            _run_to_fixpoint(text, path, [recipe], options, result, trees, prechecks)
-        final = text
-    else:
-        # every enabled recipe, re-filtered on each pass's text: one recipe's
-        # output may bring in another's tokens (a TensorArray loop to batch)
-        final = _run_to_fixpoint(text, path, options.recipes, options, result, trees, prechecks)
-
-    result.output = final if had_newline else final[:-1]
+    final = _Fixpoint(path, options, result).run(text, tree, candidates)
+    if not options.isolated:
+        result.output = final if had_newline else final[:-1]
     if result.errors:
         result.status = Status.FAILED
         result.reason = result.errors[0]
@@ -222,111 +175,197 @@ def _transform(source: str, path: str, options: Options) -> SourceResult:
     return result
 
 
+def _cpython_verdict(facts: SourceFacts) -> Optional[str]:
+    """Why CPython cannot parse the text (then the file is skipped, whatever
+    the prefilter says), or None. The prechecks reuse this parse."""
+    try:
+        facts.tree
+    except SyntaxError as err:
+        if err.lineno:
+            return f"syntax error at line {err.lineno}: {err.msg}"
+        return f"cannot be parsed: {err.msg or err}"
+    return None
+
+
 def _with_final_newline(source: str) -> Tuple[str, bool]:
     if source.endswith("\n") or not source:
         return source, True
     return source + "\n", False
 
 
-class _Trees:
-    """The last parse, handed to the next recipe while the text is the same
-    and no fix was applied to it (recipes propose before they mutate): a
-    clean file is parsed once, not once per recipe."""
-
-    def __init__(self) -> None:
-        self.text: Optional[str] = None
-        self.tree: Optional[pytree.Node] = None
-
-    def take(self, text: str) -> pytree.Node:
-        tree, self.tree = self.tree, None
-        return tree if tree is not None and self.text == text else parse(text)
-
-    def keep(self, text: str, tree: pytree.Node) -> None:
-        self.text, self.tree = text, tree
+@dataclass
+class _PassOutcome:
+    text: str  # the text after the pass
+    tree: Optional[pytree.Node]  # its parse, when the pass changed the text
+    state: traversal.Pass
+    edits: List[Owned]  # relative to the pass's text, each with its recipe
 
 
-def _run_to_fixpoint(text: str, path: str, recipes: Sequence[Recipe], options: Options,
-                     result: SourceResult, trees: _Trees, prechecks: _Prechecks) -> str:
-    """Apply ``recipes`` in order until nothing changes; diagnostics of the
-    first pass are kept, later passes only add findings on new lines."""
-    seen, start = set(), text
-    for _ in range(MAX_PASSES):
-        before = text
-        for recipe in recipes:
-            if wants(recipe, text, prechecks):
-                text = _run_recipe(recipe, text, path, options, result, seen, trees,
-                                   _only(options, path, text == start))
-        if text == before:
-            break
-    else:
-        result.errors.append(f"{path}: recipes did not converge after {MAX_PASSES} passes")
-    return text
+class _Fixpoint:
+    """Passes over one text until nothing changes: each pass is one traversal
+    by every recipe that still wants the text; a changed text is re-parsed
+    once (that parse is the next pass's tree and the check that it parses)."""
 
+    def __init__(self, path: str, options: Options, result: SourceResult):
+        self.path, self.options, self.result = path, options, result
+        self.seen: set = set()
+        self.applied: List[str] = []  # recipes whose fixes earlier passes applied, in order
+        self.history: List[List[Edit]] = []  # each changed pass's edits, oldest first
+        self.found: dict = {}  # recipe id -> lines of its findings on the input
+        self.input: Optional[str] = None  # the text `only` positions refer to
 
-def _only(options: Options, path: str, on_input: bool) -> Optional[FrozenSet[Tuple[str, int, int]]]:
-    """The (recipe, line, column) findings allowed a fix in this recipe run:
-    positions name findings of the input text, so none once the text changed."""
-    if options.only is None:
-        return None
-    if not on_input:
-        return frozenset()
-    return frozenset((recipe, line, column) for where, recipe, line, column in options.only
-                     if where == path)
-
-
-def _run_recipe(recipe: Recipe, text: str, path: str, options: Options,
-                result: SourceResult, seen: set, trees: _Trees,
-                only: Optional[FrozenSet[Tuple[str, int, int]]] = None) -> str:
-    ctx = PassContext(recipe, text.splitlines(), options.unsafe_fixes, options.apply,
-                      dict(options.recipe_options), only=only)
-    token = running(ctx)
-    try:
-        tree = trees.take(text)
-        _refactor(_tool(recipe), tree, path)
-        new_text = str(tree)
-    except Exception as err:  # a recipe bug must not take the batch down
-        result.errors.append(f"recipe {recipe.id} crashed: {type(err).__name__}: {err}")
+    def run(self, text: str, tree: pytree.Node, recipes: Sequence[Recipe]) -> str:
+        self.input = text
+        trees = [tree]  # handed over: a pass drops its tree before parsing its output
+        del tree
+        for number in range(MAX_PASSES):
+            outcome = self._pass(text, trees, recipes)
+            edits = outcome.edits
+            self._report(outcome.state, edits)
+            if number == 0 and self.options.isolated:
+                self._isolate(text, outcome.state.postponed)
+            if outcome.text == text and not outcome.state.postponed:
+                return text
+            if outcome.text != text:
+                self.history.append([edit for edit, _ in edits])
+            applied = [p.recipe for p in outcome.state.proposals() if p.applied]
+            self.applied = list(dict.fromkeys(self.applied + applied))
+            text = outcome.text
+            trees.append(outcome.tree or parse(text))
+            # the text is parsed already: only the token prefilter is worth asking
+            # (a fix may bring in another recipe's tokens: a TensorArray loop to batch)
+            recipes = [r for r in self.options.recipes if prefilter.matcher(r.tokens)(text)]
+            if not recipes:
+                return text
+        self.result.errors.append(f"{self.path}: recipes did not converge after {MAX_PASSES} passes")
         return text
-    finally:
-        stop_running(token)
-    if new_text == text and not any(p.applied for p in ctx.proposals):
-        trees.keep(text, tree)
 
-    if new_text != text:
-        problem = check_output(new_text, path)
-        if problem:
-            result.errors.append(f"recipe {recipe.id} produced code that does not parse "
-                                 f"({problem}); its rewrite was discarded")
-            for proposal in ctx.proposals:
-                proposal.applied = False
-            new_text = text
-    edits = _edits(text, new_text)
-    for proposal in ctx.proposals:
-        key = (proposal.recipe, proposal.message, ctx.lines[proposal.line - 1].strip()
-               if proposal.line <= len(ctx.lines) else "")
-        if key in seen and not proposal.applied:
-            continue
-        seen.add(key)
-        mine = [e for e in edits if _overlaps(e, proposal)] if proposal.applied else None
-        result.diagnostics.append(Diagnostic(
-            path, proposal.line, proposal.column, proposal.end_line, proposal.end_column,
-            proposal.recipe, proposal.message, proposal.safety, proposal.fixable,
-            proposal.applied, mine))
-    _assign_orphans(edits, result.diagnostics[-len(ctx.proposals):] if ctx.proposals else [])
-    return new_text
+    def _isolate(self, text: str, postponed: set) -> None:
+        """Check mode: recipes that met another's fix in the input's pass run
+        again on the input alone, so their findings and edits are the
+        input's (their rewrites are not chained: later passes find them
+        again and drop them as already reported)."""
+        while postponed:
+            recipes = [r for r in self.options.recipes if r.id in postponed]
+            outcome = self._pass(text, [parse(text)], recipes)
+            self._report(outcome.state, outcome.edits)
+            postponed = outcome.state.postponed
+
+    def _pass(self, text: str, trees: List[pytree.Node], recipes: Sequence[Recipe]) -> _PassOutcome:
+        """One traversal of the tree taken from ``trees``; a recipe that
+        crashes is dropped and one whose rewrite does not parse only
+        reports, and the pass is re-run from ``text`` without their edits."""
+        tree = trees.pop()
+        old = text.splitlines(keepends=True)
+        lines = [line.rstrip("\r\n") for line in old]
+        dropped: set = set()
+        report_only: set = set()
+        while True:
+            active = [r for r in recipes if r.id not in dropped]
+            contexts = {r.id: PassContext(r, lines, self.options.unsafe_fixes,
+                                          self.options.apply and r.id not in report_only,
+                                          dict(self.options.recipe_options),
+                                          only=self._only(text)) for r in active}
+            state = traversal.run(active, tree, self.path, contexts)
+            if state.crashed:
+                for recipe, error in state.crashed.items():
+                    self.result.errors.append(f"recipe {recipe} crashed: {error}")
+                dropped |= set(state.crashed)
+                tree = parse(text)
+                continue
+            new_text, edits = pass_edits(old, state.spans, tree, state.owners) if state.modified \
+                else (text, [])
+            if new_text == text:
+                return _PassOutcome(text, None, state, [])
+            # a fissix tree is a web of parent links: the cyclic collector frees
+            # this one before the output is parsed, so two never pile up
+            state.root, state.spans = None, []
+            del tree
+            gc.collect()
+            new_tree, problem = _validated(new_text, self.path)
+            if problem is None:
+                return _PassOutcome(new_text, new_tree, state, edits)
+            for recipe in self._culprits(text, active, state):
+                self.result.errors.append(f"recipe {recipe} produced code that does not parse "
+                                          f"({problem}); its rewrite was discarded")
+                report_only.add(recipe)
+            tree = parse(text)
+
+    def _only(self, text: str) -> Optional[FrozenSet[Tuple[str, int, int]]]:
+        """The (recipe, line, column) findings allowed a fix on ``text``:
+        ``only`` names findings of the input, so none once the text changed."""
+        if self.options.only is None:
+            return None
+        if text != self.input:
+            return frozenset()
+        return frozenset((recipe, line, column) for where, recipe, line, column
+                         in self.options.only if where == self.path)
+
+    def _culprits(self, text: str, active: Sequence[Recipe], state: traversal.Pass) -> List[str]:
+        """The recipes whose rewrite, alone on ``text``, does not parse (all
+        that rewrote when only their combination fails)."""
+        rewrote = [r for r in active if any(p.applied for p in state.contexts[r.id].proposals)]
+        if len(rewrote) <= 1:
+            return [r.id for r in rewrote]
+        broken = []
+        for recipe in rewrote:
+            tree = parse(text)
+            contexts = {recipe.id: PassContext(recipe, text.splitlines(), self.options.unsafe_fixes,
+                                               True, dict(self.options.recipe_options))}
+            traversal.run([recipe], tree, self.path, contexts)
+            if _validated(str(tree), self.path)[1] is not None:
+                broken.append(recipe.id)
+        return broken or [r.id for r in rewrote]
+
+    def _report(self, state: traversal.Pass, edits: List[Owned]) -> None:
+        """The pass's proposals as diagnostics: a finding already reported by
+        an earlier pass is not repeated; one that appears only after other
+        recipes' fixes says so (``after``)."""
+        made = []
+        for proposal in state.proposals():
+            lines = state.contexts[proposal.recipe].lines
+            text = lines[proposal.line - 1].strip() if proposal.line <= len(lines) else ""
+            key = (proposal.recipe, proposal.message, text)
+            if key in self.seen and (self.options.isolated or not proposal.applied):
+                continue
+            self.seen.add(key)
+            after = [r for r in self.applied if r != proposal.recipe] or None
+            after = after if self.options.isolated else None
+            fix = [e for e, owner in edits if owner in (None, proposal.recipe) and _overlaps(e, proposal)] \
+                if proposal.applied else None
+            line, end_line = proposal.line, proposal.end_line
+            if self.options.isolated and self.history:  # positions in the checked text
+                (line, last), end_line = self._input_lines(line), self._input_lines(end_line)[1]
+                if any(line <= seen <= last for seen in self.found.get(proposal.recipe, ())):
+                    continue  # found on the input, by a rerun whose rewrite was not chained
+                if after:
+                    fix = None  # its edits would be relative to the fixed text
+            elif not self.history:
+                self.found.setdefault(proposal.recipe, []).append(line)
+            made.append(Diagnostic(
+                self.path, line, proposal.column, end_line, proposal.end_column,
+                proposal.recipe, proposal.message, proposal.safety, proposal.fixable,
+                proposal.applied, fix, after))
+        _assign_orphans(edits, made)
+        self.result.diagnostics.extend(made)
+
+    def _input_lines(self, line: int) -> Tuple[int, int]:
+        first = last = line
+        for edits in reversed(self.history):
+            first, last = old_lines(edits, first)[0], old_lines(edits, last)[1]
+        return first, last
 
 
-def _edits(old: str, new: str) -> List[Edit]:
-    """Line-level edits turning ``old`` into ``new`` (1-based, end exclusive)."""
-    if old == new:
-        return []
-    a, b = old.splitlines(keepends=True), new.splitlines(keepends=True)
-    edits = []
-    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag != "equal":
-            edits.append(Edit(i1 + 1, 1, i2 + 1, 1, "".join(b[j1:j2])))
-    return edits
+def _validated(text: str, filename: str) -> Tuple[Optional[pytree.Node], Optional[str]]:
+    """(fissix tree, None) when ``text`` parses with fissix and compiles; else (None, reason)."""
+    try:
+        tree = parse(text)
+        _compile(text, filename)
+    except _Unparsable as err:
+        return None, str(err)
+    except (SyntaxError, ValueError) as err:
+        return None, f"{type(err).__name__}: {err}"
+    return tree, None
 
 
 def _overlaps(edit: Edit, proposal) -> bool:
@@ -334,23 +373,17 @@ def _overlaps(edit: Edit, proposal) -> bool:
     return edit.line <= proposal.end_line and proposal.line <= last
 
 
-def _assign_orphans(edits: List[Edit], diagnostics: List[Diagnostic]) -> None:
+def _assign_orphans(edits: List[Owned], diagnostics: List[Diagnostic]) -> None:
     """An edit no finding overlaps (an import added at the top, a removed
-    helper) belongs to the nearest applied finding of the same pass."""
+    helper) belongs to the nearest applied finding of the recipe that made
+    it in the same pass (of any recipe when several changed that place)."""
     applied = [d for d in diagnostics if d.applied and d.fix is not None]
-    if not applied:
-        return
     claimed = {e for d in applied for e in d.fix}
-    for edit in edits:
-        if edit not in claimed:
-            nearest = min(applied, key=lambda d: abs(d.line - edit.line))
+    for edit, owner in edits:
+        if edit in claimed:
+            continue
+        mine = [d for d in applied if d.recipe == owner] or applied
+        if mine:
+            nearest = min(mine, key=lambda d: abs(d.line - edit.line))
             nearest.fix.append(edit)
             nearest.fix.sort(key=lambda e: (e.line, e.column))
-
-
-def apply_edits(source: str, edits: Sequence[Edit]) -> str:
-    """Apply non-overlapping line edits (relative to ``source``)."""
-    lines = source.splitlines(keepends=True)
-    for edit in sorted(edits, key=lambda e: (e.line, e.end_line), reverse=True):
-        lines[edit.line - 1:edit.end_line - 1] = [edit.replacement] if edit.replacement else []
-    return "".join(lines)

@@ -45,7 +45,8 @@ import warnings
 from dataclasses import dataclass, field, replace
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from .engine import Options, _edits as line_edits, apply_edits, check_output, transform
+from .edits import line_edits
+from .engine import Options, apply_edits, check_output, transform
 from .result import Diagnostic, Edit, SourceResult, Status, cell_label
 
 MARK = "tf-migrate: masked IPython line"

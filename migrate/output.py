@@ -23,6 +23,8 @@ JSON_VERSION = 1
 def finding_line(diag: Diagnostic) -> str:
     """`path:line:col: recipe-id message [fix]`, the shape editors' problem matchers know."""
     tag = f"[{diag.safety} fix]" if diag.fixable else "[report only]"
+    if diag.after:
+        tag += f" (appears after fixing {', '.join(diag.after)})"
     return f"{diag.path}:{diag.line}:{diag.column}: {diag.recipe} {diag.message} {tag}"
 
 
@@ -42,7 +44,7 @@ def diagnostic_json(diag: Diagnostic) -> dict:
     fix = None
     if diag.fixable and diag.fix is not None:
         fix = {"safety": diag.safety, "edits": [asdict(e) for e in diag.fix]}
-    return {
+    found = {
         "path": diag.path,
         "line": diag.line,
         "column": diag.column,
@@ -53,6 +55,9 @@ def diagnostic_json(diag: Diagnostic) -> dict:
         "message": diag.message,
         "fix": fix,
     }
+    if diag.after:
+        found["after"] = list(diag.after)
+    return found
 
 
 def to_json(outcomes: Iterable[Outcome]) -> str:

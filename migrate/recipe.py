@@ -88,7 +88,9 @@ class SourceFacts:
         if name not in self._views:
             try:
                 self._views[name] = build()
-            except (SyntaxError, ValueError, MemoryError, RecursionError) as err:
+            except SyntaxError as err:
+                self._views[name] = err
+            except (ValueError, MemoryError, RecursionError) as err:
                 self._views[name] = SyntaxError(f"{type(err).__name__}: {err}")
         view = self._views[name]
         if isinstance(view, SyntaxError):

@@ -41,6 +41,9 @@ class Diagnostic:
     fixable: bool
     applied: bool
     fix: Optional[List[Edit]] = None
+    # recipes whose fixes must be applied before this finding appears (a
+    # follow-on of the fixpoint); None for a finding of the text as given
+    after: Optional[List[str]] = None
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -67,7 +67,7 @@ def _module_pattern(modules: tuple) -> Pattern:
 class Declarations:
     """What the file's ``import`` statements bind and the bases of its
     classes (of every class of a name, merged). Built from the ``ast`` here
-    and from the fissix tree by ``recipes._ast.import_table``, which must
+    and from the fissix tree by ``recipes._fissix.import_table``, which must
     never answer more than this one."""
 
     aliases: Dict[str, Set[str]] = field(default_factory=dict)
@@ -139,3 +139,18 @@ def method_calls(scope: ast.AST, receiver: str, method: str) -> Iterator[ast.Cal
                 and node.func.attr == method and isinstance(node.func.value, ast.Name)
                 and node.func.value.id == receiver):
             yield node
+
+
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n|$)")  # lines as CPython counts them (a form feed is no break)
+
+
+def source_segment(facts: SourceFacts, node: ast.AST) -> str:
+    """``ast.get_source_segment(facts.text, node)`` from the text's lines,
+    split once per text (the stdlib splits the whole text at every call)."""
+    lines = facts.derived("lines", lambda f: _LINE.findall(f.text))
+    first, last = node.lineno - 1, node.end_lineno - 1
+    if first == last:
+        return lines[first].encode()[node.col_offset:node.end_col_offset].decode()
+    head = lines[first].encode()[node.col_offset:].decode()
+    tail = lines[last].encode()[:node.end_col_offset].decode()
+    return head + "".join(lines[first + 1:last]) + tail

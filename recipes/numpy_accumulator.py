@@ -70,11 +70,11 @@ from fissix.pgen2 import token
 
 from migrate.recipe import Recipe, SourceFacts, propose
 from recipes._pyast import Declarations, assigned_names, declarations, dotted, may_import
-from recipes._ast import (
+from recipes._fissix import (
     add_import, bindings, call_parts, contains, dotted_name, enclosing, import_table,
-    insert_after, is_call, is_full_slice, is_name, is_sole_statement_on_line,
-    name_reads, parse_expression, sequence_items, source,
-    start, statement_of, subscript_parts, syms,
+    insert_after, is_call, is_full_slice, is_name, is_sole_statement_on_line, name_reads,
+    parse_expression, per_tree, find_root, sequence_items, source, start, statement_of,
+    subscript_parts, syms,
 )
 
 FACTORIES = ("zeros", "empty", "zeros_like", "ones")
@@ -450,23 +450,53 @@ def _message(buffer: Buffer) -> str:
     return f"{text} ({buffer.problem})" if buffer.problem else text
 
 
+# `buf[...] = value`: the write where the tensor is copied into NumPy
+PATTERN = "expr_stmt< power< NAME trailer< '[' any ']' > > any* >"
+
+
+@dataclass
+class _Module:
+    """What the recipe knows about the whole file during one pass."""
+
+    imports: Imports
+    tf: Optional[str]  # how the file spells TensorFlow; None: not imported (yet)
+    done: Set[int] = field(default_factory=set)  # ids of the functions already rewritten
+
+    @classmethod
+    def of(cls, root) -> "_Module":
+        imports = Imports.of(import_table(root))
+        return cls(imports, "tf" if "tf" in imports.tensorflow else min(imports.tensorflow, default=None))
+
+
 def _modify(node, capture, filename) -> None:
-    imports = Imports.of(import_table(node))
-    tf = "tf" if "tf" in imports.tensorflow else min(imports.tensorflow, default=None)
-    rewritten = False
-    for function in [n for n in node.pre_order() if n.type == syms.funcdef]:
-        analysis = Analysis(function, imports)
-        found = sorted((b for b in analysis.buffers if _examine(b, analysis)),
-                       key=lambda b: start(b.write))
-        fixes = [b for b in found
-                 if propose(b.write, _message(b), fixable=b.problem is None)]
-        for buffer in fixes:
-            _rewrite(buffer, analysis, tf or "tf")
-            rewritten = True
-        for buffer in reversed(fixes):  # each insert goes right after its loop
-            _stack_after_loop(buffer, tf or "tf")
-    if rewritten and tf is None:
-        add_import(node, "import tensorflow as tf")
+    """Rewrite the functions around this write (outermost first), each once
+    per pass: a buffer belongs to the function that creates it."""
+    module = per_tree(node, "numpy-accumulator", _Module.of)
+    functions = []
+    scope = enclosing(node, syms.funcdef)
+    while scope is not None:
+        functions.insert(0, scope)
+        scope = enclosing(scope, syms.funcdef)
+    for function in functions:
+        if id(function) not in module.done:
+            module.done.add(id(function))
+            _rewrite_function(function, module)
+
+
+def _rewrite_function(function, module: _Module) -> None:
+    tf = module.tf
+    analysis = Analysis(function, module.imports)
+    found = sorted((b for b in analysis.buffers if _examine(b, analysis)),
+                   key=lambda b: start(b.write))
+    fixes = [b for b in found
+             if propose(b.write, _message(b), fixable=b.problem is None)]
+    for buffer in fixes:
+        _rewrite(buffer, analysis, tf or "tf")
+    for buffer in reversed(fixes):  # each insert goes right after its loop
+        _stack_after_loop(buffer, tf or "tf")
+    if fixes and tf is None:
+        add_import(find_root(function), "import tensorflow as tf")
+        module.tf = "tf"
 
 
 # `...] = ` (not `==`), possibly across a line continuation: a subscript assignment
@@ -523,7 +553,7 @@ RECIPE = Recipe(
     id="numpy-accumulator",
     summary="NumPy buffers filled with tensors cut the tape; use tf.TensorArray",
     safety="safe",
-    query=lambda q: q.select("file_input< any* >").modify(_modify),
+    query=lambda q: q.select(PATTERN).modify(_modify),
     tokens=("zeros", "empty", "ones"),
     precheck=_may_fill_a_numpy_buffer,
     before_fails="none-gradient",

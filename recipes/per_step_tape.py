@@ -7,7 +7,8 @@ then indexed inside it (``tape.watch(path[i])``, ``model(path[i])``,
 built before entering the tape and used by name; the stacked path goes away
 when nothing else reads it. In general, ``tape.watch(EXPR)`` where EXPR is not
 a plain name and is evaluated again inside the tape (or in its
-``tape.gradient``) is hoisted to one name above the ``with``.
+``tape.gradient``) is bound to one name (``tape.watch(tf.convert_to_tensor(v))``
++ ``tape.gradient(y, tf.convert_to_tensor(v))`` included).
 
 Why this is a bug: every evaluation of ``path[i]`` is a new tensor. The tape
 watches one slice, the model reads another and the gradient is asked for a
@@ -21,35 +22,52 @@ Example::
     for i in range(steps + 1):
         with tf.GradientTape() as tape:
             tape.watch(path[i])
-            out = model(path[i])
+            out = model(path[i:i + 1])
         grads.append(tape.gradient(out, path[i]))
     # becomes
     for i in range(steps + 1):
         path_step = baseline + alphas[i] * (x - baseline)
         with tf.GradientTape() as tape:
             tape.watch(path_step)
-            out = model(path_step)
+            out = model(path_step[None])
         grads.append(tape.gradient(out, path_step))
+
+The step must be the tensor that is watched, fed and differentiated. Every
+use of it in the step is rewritten: ``path[i]`` and what starts with it
+(``path[i][None]``, ``path[i].shape``), and the batch of one ``path[i:i + 1]``
+(as ``name[None]``). From the semantic model (recipes/_model):
+- no finding when indexing returns the same object: an item of a Python list
+  or tuple (a comprehension, ``model.trainable_variables``, a tuple every
+  call passes, a parameter the function unpacks ``a, b = inputs``);
+- the name is bound above the ``with`` only when nothing from there to the
+  watch (loops included) assigns what the expression reads; else right above
+  the watch, inside the tape, when what the tape body assigns and the
+  expression reads is NumPy/Python data (``frame = frames[i]`` in a loop
+  inside the tape); else the finding is reported only;
+- reported only, too: a step watched and differentiated that the code never
+  reads (no rewrite makes that gradient non-None), and a step also read with
+  the same index in another form (``path[i, None]``).
 
 CAVEATS:
 - The per-step interpolation reads ``baseline``, ``x`` and the alphas inside
   the loop: it is only done when the loop and the statements before it do not
   rebind them; an in-place change of a NumPy alphas array is not seen.
-- A hoisted expression is evaluated once instead of several times; only
-  subscripts, arithmetic and non-random ``tf.*``/``np.*`` calls are hoisted.
+- A bound expression is evaluated once instead of several times; only
+  subscripts, arithmetic and non-random ``tf.*``/``np.*`` calls are bound.
 - Only ``with ...GradientTape(...) as name:`` with a single item is
-  recognised.
+  recognised; a parameter typed from its calls in this module (calls from
+  other modules are not seen) counts as that kind.
 """
 
 from __future__ import annotations
 
 import ast
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 from migrate.recipe import Recipe, SourceFacts, propose
-from recipes import _scope as s
-from recipes._ast import import_table
-from recipes._pyast import method_calls, tapes
+from recipes import _fissix as s
+from recipes._model import Kind, model_of
+from recipes._pyast import method_calls, source_segment, tapes
 
 _RANDOM = ("random", "uniform", "normal", "dropout", "shuffle")
 
@@ -69,21 +87,21 @@ def _evaluations(tape: s.Tape, expr) -> List:
     return found
 
 
-def _hoistable(expr, tape: s.Tape, aliases) -> bool:
+def _hoistable(expr, model) -> bool:
     """Re-evaluating ``expr`` gives a new tensor each time, and evaluating it
-    once before the tape gives the same value."""
-    if s.dotted(expr) is not None:
+    once gives what each evaluation gave (no random or unknown calls); where
+    it may be bound is `_binding_place`'s question."""
+    if s.dotted_name(expr) is not None:
         return False  # a variable or attribute is the same object every time
     for node in expr.pre_order():
         if node.type in (s.syms.lambdef, s.syms.comp_for):
             return False
         if node.type == s.syms.trailer and node.children[0].value == "(":
-            callee = node.parent.children[:node.parent.children.index(node)]
-            name = s.dotted(callee[0]) if len(callee) == 1 else \
-                s.dotted(s.Node(s.syms.power, [c.clone() for c in callee]))
-            if not name or name.split(".")[0] not in aliases or any(r in name for r in _RANDOM):
+            name = model.qualified_children(node.parent.children[:node.parent.children.index(node)])
+            if not name or name.split(".")[0] not in ("tensorflow", "numpy") \
+                    or any(r in name for r in _RANDOM):
                 return False
-    return not (_free_names(expr) & s.bound_names(tape.body))
+    return True
 
 
 class _Path:
@@ -94,7 +112,7 @@ class _Path:
         self.loop, self.index = loop, index
 
 
-def _stacked_path(expr, tape: s.Tape, aliases) -> Optional[_Path]:
+def _stacked_path(expr, tape: s.Tape, model, feeds: List) -> Optional[_Path]:
     """The pre-stacked IG path behind ``tape.watch(P[I])``, when it can be
     rebuilt step by step and nothing but ``P[I]`` in that loop reads it."""
     kids = expr.children
@@ -112,7 +130,7 @@ def _stacked_path(expr, tape: s.Tape, aliases) -> Optional[_Path]:
     if stmt is None or stmt.parent is not loop.parent or s.assigned_name(stmt) != path:
         return None
     call = s.split_call(value) if value.type == s.syms.power else None
-    if not call or call[0] not in {f"{tf}.stack" for tf in aliases["tf"]} or not call[1]:
+    if not call or model.callee(value) != "tensorflow.stack" or not call[1]:
         return None
     comp, options = call[1][0], [s.keyword_arg(a) for a in call[1][1:]]
     if any(o is None or o[0] != "axis" or s.code(o[1]) != "0" for o in options):
@@ -132,14 +150,14 @@ def _stacked_path(expr, tape: s.Tape, aliases) -> Optional[_Path]:
     if any(needed & s.bound_names(b) for b in between):
         return None
     uses = [leaf for leaf in s.name_leaves(s.scope_of(loop)) if leaf.value == path
-            and not s.attached(leaf, stmt)]
-    inside = {id(node) for node, _ in s.occurrences(loop, expr)}
+            and not s.contains(stmt, leaf)]
+    inside = {id(node) for node, _ in s.occurrences(loop, expr)} | {id(node) for node in feeds}
     if not all(id(leaf.parent) in inside for leaf in uses):
         return None
     return _Path(stmt, elt, var, iterable, loop, index)
 
 
-def _rebuild_per_step(expr, path: _Path, taken: set) -> None:
+def _rebuild_per_step(expr, path: _Path, taken: set, feeds: List) -> None:
     name = s.code(expr.children[0])
     step = s.fresh_name(f"{name}_step", taken)
     if s.is_name(path.iterable):
@@ -157,13 +175,21 @@ def _rebuild_per_step(expr, path: _Path, taken: set) -> None:
             s.replace_with(leaf, s.parse_expression(f"{alphas}[{path.index}]"))
     found = s.occurrences(path.loop.children[-1], expr)
     body = s.statements(path.loop.children[-1])
-    first = next(stmt for stmt in body if any(s.attached(node, stmt) for node, _ in found))
+    first = next(stmt for stmt in body if any(s.contains(stmt, node) for node, _ in found))
     s.insert_before(first, s.fill(f"{step} = __elt__", elt=elt))
+    _use_name(found, feeds, step)
+
+
+def _use_name(found, feeds, name: str) -> None:
+    """Every evaluation of the per-step tensor becomes ``name``; a feed
+    ``p[k:k + 1]`` becomes ``name[None]`` (the same batch of one)."""
+    for node in feeds:
+        s.replace_with(node, s.parse_expression(f"{name}[None]"))
     for node, k in found:
-        s.substitute(node, k, step)
+        s.substitute(node, k, name)
 
 
-def _hoist(tape: s.Tape, expr, found, taken: set) -> None:
+def _bind(place, expr, found, feeds, taken: set) -> None:
     kids = expr.children
     if expr.type == s.syms.power and len(kids) == 2 and s.is_name(kids[0]) \
             and kids[1].children[0].value == "[" and kids[1].children[1].type in (s.token.NAME, s.token.NUMBER):
@@ -171,36 +197,190 @@ def _hoist(tape: s.Tape, expr, found, taken: set) -> None:
     else:
         base = "watched"
     name = s.fresh_name(base, taken)
-    s.insert_before(tape.stmt, s.fill(f"{name} = __expr__", expr=expr.clone()))
-    for node, k in found:
-        s.substitute(node, k, name)
+    s.insert_before(place, s.fill(f"{name} = __expr__", expr=expr.clone()))
+    _use_name(found, feeds, name)
+
+
+def _index_parts(expr):
+    """(base, index) of ``base[index]`` (one plain subscript); else None."""
+    kids = expr.children if expr.type == s.syms.power else ()
+    if len(kids) < 2 or kids[-1].type != s.syms.trailer or kids[-1].children[0].value != "[":
+        return None
+    index = kids[-1].children[1]
+    if index.type in (s.syms.subscript, s.syms.subscriptlist, s.token.COLON):
+        return None
+    base = kids[0] if len(kids) == 2 else s.Node(s.syms.power, [c.clone() for c in kids[:-1]])
+    return base, index
+
+
+def _same_object(expr, model) -> bool:
+    """``xs[i]`` of a Python list or tuple (of tensors, variables...) is the
+    same object each time: nothing to connect."""
+    parts = _index_parts(expr)
+    if parts is None or len(expr.children) != 2:
+        return False
+    base = parts[0]
+    value = model.likely_kind_of(base)
+    if value.kind in (Kind.PYLIST, Kind.PYTUPLE):
+        return True
+    return s.is_name(base) and not value.is_known and _unpacked(base, model)
+
+
+def _unpacked(name, model) -> bool:
+    """Does the function unpack the name (``a, b = inputs``): a list or tuple
+    of inputs, as Keras and GNN code pass them."""
+    scope = model.scope_of(name).node
+    for node in scope.pre_order():
+        if node.type == s.syms.expr_stmt and len(node.children) == 3 and node.children[1].value == "=" \
+                and node.children[0].type in (s.syms.testlist_star_expr, s.syms.exprlist) \
+                and s.is_name(s.unparen(node.children[2]), name.value):
+            return True
+    return False
+
+
+def _feeds(tape: s.Tape, expr, found) -> Tuple[List, bool]:
+    """Other spellings of the per-step tensor in the tape body: ``p[k:k + 1]``
+    for a watched ``p[k]`` (fed as a batch of one); and whether ``p`` is also
+    read there with the same index in a form not understood (then the fix
+    could miss a use)."""
+    parts = _index_parts(expr)
+    if parts is None:
+        return [], False
+    base, index = (s.code(p) for p in parts)
+    wanted = f"{index}:{index}+1".replace(" ", "")
+    index_names = {leaf.value for leaf in s.name_leaves(parts[1])}
+    covered = {id(node) for node, _ in found}
+    feeds, unclear = [], False
+    for node in tape.body.pre_order():
+        if node.type != s.syms.power or id(node) in covered or len(node.children) < len(expr.children):
+            continue
+        head = node.children[:len(expr.children) - 1]
+        trailer = node.children[len(expr.children) - 1]
+        if s.code(s.Node(s.syms.power, [c.clone() for c in head]) if len(head) > 1 else head[0]) != base \
+                or trailer.type != s.syms.trailer or trailer.children[0].value != "[":
+            continue
+        inside = trailer.children[1]
+        if s.code(inside).replace(" ", "") == wanted and len(node.children) == len(expr.children):
+            feeds.append(node)
+        elif index_names & {leaf.value for leaf in s.name_leaves(inside)}:
+            unclear = True
+    return feeds, unclear
+
+
+def _roles(tape: s.Tape, found, watch_call) -> Tuple[bool, bool]:
+    """(fed, differentiated): is an evaluation read by the code in the tape
+    (other than ``tape.watch``), and one asked for by ``tape.gradient``?"""
+    fed = differentiated = False
+    for node, _ in found:
+        if s.contains(watch_call, node):
+            continue
+        if _in_gradient_call(node, tape.name):
+            differentiated = True
+        elif s.contains(tape.body, node):
+            fed = True
+    return fed, differentiated
+
+
+def _in_gradient_call(node, tape_name: str) -> bool:
+    while node is not None:
+        if node.type == s.syms.trailer and node.children[0].value == "(":
+            call = node.parent
+            index = call.children.index(node)
+            if index >= 2 and s.code(call.children[index - 1]) == ".gradient" \
+                    and s.code(call.children[index - 2]) == tape_name:
+                return True
+        node = node.parent
+    return False
+
+
+def _binding_place(expr, tape: s.Tape, watch_call, found, feeds, model):
+    """Where one name can be bound to ``expr``: above the ``with`` when
+    nothing between there and the watch (loops included) assigns what it
+    reads; else right above the watch's statement, inside the tape, when
+    every evaluation comes after it and what it reads that the tape body
+    assigns is NumPy/Python data (converting it records nothing upstream);
+    else None (report only)."""
+    if model.same_value_at(expr, tape.stmt, watch_call):
+        return tape.stmt
+    stmt = s.enclosing_statement(watch_call)
+    if any(s.start(node) < s.start(stmt) for node in [n for n, _ in found] + feeds):
+        return None
+    for leaf in s.name_leaves(expr):
+        bindings = model.reaching(leaf.value, leaf)
+        if any(s.contains(tape.body, b.node) for b in bindings) \
+                and not model.likely_kind_of(leaf).is_host_data:
+            return None
+    return stmt
+
+
+# `tape.watch(...)`: the call where the watched expression is named
+PATTERN = "power< tape=NAME trailer< '.' 'watch' > trailer< '(' any ')' > >"
+
+
+
+
+def _tape_of(call, name: str, tapes) -> Optional[s.Tape]:
+    """The ``with ...GradientTape() as name:`` block around ``call``."""
+    node = call.parent
+    while node is not None:
+        tape = tapes.get(id(node))
+        if tape is not None and tape.name == name:
+            return tape
+        node = node.parent
+    return None
 
 
 def _modify(node, capture, filename):
-    imports = import_table(node)
-    aliases = {"tf": imports.module_aliases("tensorflow"), "np": imports.module_aliases("numpy")}
-    for tape in s.tapes(node):
-        if not s.attached(tape.stmt, node):
+    tapes = s.per_tree(node, "tapes", s.tapes_by_statement)
+    tape = _tape_of(node, capture["tape"].value, tapes)
+    if tape is None:
+        return
+    call = s.split_call(node)
+    if call is None or len(call[1]) != 1:
+        return
+    model = model_of(node)
+    elements = s.literal_elements(call[1][0])
+    for expr in [e for e in (elements if elements is not None else call[1]) if not s.is_name(e)]:
+        if not s.contains(node, expr):
             continue
-        for expr in [e for e in tape.watch_arguments() if not s.is_name(e)]:
-            if not s.attached(expr, node):
-                continue
-            found = _evaluations(tape, expr)
-            if len(found) < 2:
-                continue
-            taken = s.scope_names(s.scope_of(tape.stmt))
-            path = _stacked_path(expr, tape, aliases)
-            what = s.shown(expr)
-            if path is not None:
-                if propose(expr, f"each `{what}` is a new tensor: the tape watches one, the model reads "
-                                 "another and tape.gradient gets None; build the interpolated step "
-                                 "before the tape and watch, feed and differentiate it by name"):
-                    _rebuild_per_step(expr, path, taken)
-            elif _hoistable(expr, tape, aliases["tf"] | aliases["np"]):
-                if propose(expr, f"each `{what}` is a new tensor: the tape watches one and the code "
-                                 "reads another, so its gradient is None; bind it to one name before "
-                                 "the tape"):
-                    _hoist(tape, expr, found, taken)
+        found = _evaluations(tape, expr)
+        if len(found) < 2 or _same_object(expr, model) or not _hoistable(expr, model):
+            continue
+        fed, differentiated = _roles(tape, found, node)
+        feeds, unclear = _feeds(tape, expr, found)
+        fed = fed or bool(feeds)
+        if not differentiated:
+            continue
+        what = s.shown(expr)
+        if unclear:
+            propose(expr, f"each `{what}` is a new tensor, so tape.gradient gets None; the tape also "
+                          f"reads `{s.code(expr.children[0])}` with that index in another form, so it "
+                          "is only reported: bind the step to one name and use it everywhere",
+                    fixable=False)
+            continue
+        if not fed:
+            propose(expr, f"each `{what}` is a new tensor and the code in the tape never reads the "
+                          "watched one, so tape.gradient gets None; no rewrite can connect them: "
+                          "compute the output from the watched tensor", fixable=False)
+            continue
+        taken = s.scope_names(s.scope_of(tape.stmt))
+        path = _stacked_path(expr, tape, model, feeds)
+        if path is not None:
+            if propose(expr, f"each `{what}` is a new tensor: the tape watches one, the model reads "
+                             "another and tape.gradient gets None; build the interpolated step "
+                             "before the tape and watch, feed and differentiate it by name"):
+                _rebuild_per_step(expr, path, taken, feeds)
+            continue
+        place = _binding_place(expr, tape, node, found, feeds, model)
+        if place is None:
+            propose(expr, f"each `{what}` is a new tensor, so tape.gradient gets None; it cannot be "
+                          "bound to one name here (what it reads is assigned inside the tape from "
+                          "recorded tensors, or it is read before the watch): bind it yourself",
+                    fixable=False)
+        elif propose(expr, f"each `{what}` is a new tensor: the tape watches one and the code reads "
+                           "another, so its gradient is None; bind it to one name "
+                           + ("before the tape" if place is tape.stmt else "before the watch")):
+            _bind(place, expr, found, feeds, taken)
 
 
 def _may_watch_an_expression(facts: SourceFacts) -> bool:
@@ -212,7 +392,7 @@ def _may_watch_an_expression(facts: SourceFacts) -> bool:
             items = [item for arg in call.args
                      for item in (arg.elts if isinstance(arg, (ast.List, ast.Tuple)) else [arg])]
             if not all(isinstance(item, ast.Name) for item in items + call.keywords) \
-                    or ast.get_source_segment(facts.text, call).count("(") > 1:
+                    or source_segment(facts, call).count("(") > 1:
                 return True
     return False
 
@@ -221,7 +401,7 @@ RECIPE = Recipe(
     id="per-step-tape",
     summary="tape.watch(path[i]) on a re-evaluated expression -> one per-step tensor bound to a name",
     safety="safe",
-    query=lambda q: q.select("file_input< any* >").modify(_modify),
+    query=lambda q: q.select(PATTERN).modify(_modify),
     tokens=(".watch(",),
     precheck=_may_watch_an_expression,
     before_fails="none-gradient",

@@ -4,7 +4,13 @@ What it does: in ``tape.gradient(target, x)`` where ``x`` is watched (an
 attribution or saliency computation, not a training step) and ``target`` is a
 call of a Keras model ``model(...)`` on the watched input (directly, or
 through a name bound to it in the tape), the target output is selected:
-``model(...)[:, t]`` with ``t`` from ``--target-index`` (default 0).
+``model(...)[:, t]``. The gradient call may sit in a larger expression
+(``tape.gradient(out, x)[0]``) and take keyword arguments
+(``target=``, ``sources=``). ``t`` is ``--target-index`` when given, else a
+class index in scope where the output is computed (a parameter or local named
+``target_class_idx``, ``class_index``, ``target_idx``, ``pred_class``,
+``label``... that is not a list or an array), else 0, and the message says
+which.
 
 Why this is a bug: ``tape.gradient`` of a non-scalar target does not return
 None (the seed says it does): it differentiates the sum of every output, so
@@ -18,51 +24,61 @@ Example::
         tape.watch(x)
         pred = model(x)
     grads = tape.gradient(pred, x)
-    # becomes (--target-index 0)
-        pred = model(x)[:, 0]
+    # becomes
+        pred = model(x)[:, target_class_idx]   # or [:, 0]
 
 Unsafe: which output is the target is the user's choice.
 
-What counts as a model (the callee of the target call):
-- a name or ``self.<attr>`` spelled like a model: ``model``, ``net``,
-  ``classifier``, or ending in ``_model`` (``base_model``, ``self.model``);
-- a name bound in scope (or ``self.<attr>`` assigned in the class) to
-  ``Model(...)``, ``Sequential(...)`` (any prefix: ``tf.keras.Model``),
-  ``load_model(...)``, ``clone_model(...)`` or a class of the same file that
-  subclasses ``Model``/``Sequential``; one name may alias another
-  (``m = model``).
+What counts as a model (the callee of the target call), from the semantic
+model (recipes/_model) first: a name whose value is a Keras model
+(``Sequential``/functional ``Model``/``load_model``/applications, a subclass
+of ``Model`` in any spelling, and a parameter every call in this module
+passes one); a name the model knows to be anything else is not a model.
+When the model knows nothing (and for ``self.<attr>``), the spelling rules:
+``model``, ``net``, ``classifier`` or ``*_model``; a name or ``self.<attr>``
+bound to ``Model(...)``, ``Sequential(...)``, ``load_model(...)``,
+``clone_model(...)`` or a class of the file subclassing ``Model``.
+
+No finding when the model's output width is provably 1 (built in the module:
+a final ``Dense(1)`` in a ``Sequential`` or functional model, or a subclass
+whose ``call`` returns a ``Dense(1)`` head): the sum is the output. The
+message says what is known of the output (its width and the line where the
+model is built).
 
 CAVEATS:
 - Summing the outputs is exactly right for an element-wise function
   (``tape.gradient(tf.exp(x), x)``) and for a vector of per-example losses,
-  so any other callee is left alone, even a model under another name
-  (``lstm(x)`` where ``lstm`` is a parameter) or a model built by a factory
-  (``keras.applications.ResNet50()``).
-- A name spelled like a model is trusted: ``net = tf.nn.relu`` is taken for
-  a model.
+  so any other callee is left alone.
+- A name spelled like a model whose value the model cannot see is trusted.
 - Left alone when ``output_gradients`` is passed (positionally or by name, or
   possibly through ``*args``/``**kwargs``): those weights already pick what
   is differentiated. Left alone when the target is named like a loss or the
   callee's name contains ``loss``.
 - The model output is assumed to be ``(batch, outputs)``; a model with
   several outputs (a list) or a rank-1 output needs another selection.
+- A notebook analysed cell by cell does not see a model built in another
+  cell.
 """
 
 from __future__ import annotations
 
 import re
-from typing import List, Optional, Set
+from typing import List, Optional, Set, Tuple
 
 from fissix.pgen2 import token
 
 from migrate.recipe import Recipe, SourceFacts, option, propose
-from recipes import _scope as s
+from recipes import _fissix as s
+from recipes._model import Kind, Value, model_of
 from recipes._pyast import method_calls, tapes
 
 _MODEL_LIKE = re.compile(r"^(model|net|classifier|\w+_model)$")
 _MODEL_CLASSES = {"Model", "Sequential"}
 _MODEL_FACTORIES = {"load_model", "clone_model"}
 _ALIAS_DEPTH = 3
+# a class index: target_class_idx, class_index, pred_class, label, target, cls
+_TARGET_INDEX = re.compile(r"^(?:(?:target|pred|predicted|true|top)_?)?(?:class|label|cls|target)"
+                           r"(?:_?(?:idx|index|id))?$")
 
 
 def _bases(classdef) -> List[str]:
@@ -73,14 +89,13 @@ def _bases(classdef) -> List[str]:
     arguments = kids[3]
     items = [c for c in arguments.children if c.type != token.COMMA] \
         if arguments.type == s.syms.arglist else [arguments]
-    names = (s.dotted(item) for item in items if s.keyword_arg(item) is None)
+    names = (s.dotted_name(item) for item in items if s.keyword_arg(item) is None)
     return [name.split(".")[-1] for name in names if name]
 
 
 def model_classes(tree) -> Set[str]:
     """Names of the classes of this file that subclass Model/Sequential (directly or not)."""
-    bases = {node.children[1].value: set(_bases(node)) for node in tree.pre_order()
-             if node.type == s.syms.classdef}
+    bases = {node.children[1].value: set(_bases(node)) for node in s.nodes_of_type(tree, s.syms.classdef)}
     found: Set[str] = set()
     while True:
         more = {name for name, parents in bases.items() if parents & (_MODEL_CLASSES | found)} - found
@@ -105,7 +120,7 @@ def _self_attribute_is_model(attr: str, at, classes: Set[str]) -> bool:
         return False
     for stmt in owner.pre_order():
         pair = s.simple_assignment(stmt) if stmt.type == s.syms.simple_stmt else None
-        if pair and s.dotted(pair[0]) == f"self.{attr}" and _builds_model(pair[1], classes):
+        if pair and s.dotted_name(pair[0]) == f"self.{attr}" and _builds_model(pair[1], classes):
             return True
     return False
 
@@ -129,60 +144,111 @@ def is_model(callee: str, at, classes: Set[str], depth: int = _ALIAS_DEPTH) -> b
     return depth > 0 and s.is_name(value) and is_model(value.value, stmt, classes, depth - 1)
 
 
-def _model_call(node, watched: List[str], classes: Set[str]) -> bool:
+def _callee_kind(call, model) -> Optional[Value]:
+    """What the model knows of a called name (None for ``self.attr`` and
+    longer callees: the spelling rules decide those)."""
+    head = call.children[0]
+    if len(call.children) != 2 or not s.is_name(head):
+        return None
+    return model.likely_kind_of(head)
+
+
+def _model_call(node, watched: List[str], classes: Set[str], model) -> bool:
     """Is ``node`` exactly ``model(args)`` with a watched expression in the args?"""
     node = s.unparen(node)
     call = s.split_call(node) if node.type == s.syms.power else None
-    if not call or "loss" in call[0].lower() or not is_model(call[0], node, classes):
+    if not call or "loss" in call[0].lower():
+        return False
+    known = _callee_kind(node, model)
+    if known is not None and known.is_known:
+        if known.kind != Kind.MODEL:
+            return False
+    elif not is_model(call[0], node, classes):
         return False
     return any(s.code(sub) in watched for arg in call[1] for sub in arg.pre_order())
 
 
-def _target_value(target, gradient_call, watched, classes) -> Optional[object]:
+def _target_value(target, gradient_call, watched, classes, model) -> Optional[object]:
     """The node to subscript: the call itself, or the value of the name it is bound to."""
-    if _model_call(target, watched, classes):
+    if _model_call(target, watched, classes, model):
         return s.unparen(target)
     if s.is_name(target) and "loss" not in target.value.lower():
         value = s.reaching_value(target.value, s.enclosing_statement(gradient_call))
-        if value is not None and _model_call(value, watched, classes):
+        if value is not None and _model_call(value, watched, classes, model):
             return s.unparen(value)
     return None
 
 
-def _weights_outputs(arguments) -> bool:
+def _weights_outputs(positional, keywords) -> bool:
     """Does the gradient call pass (or possibly pass) ``output_gradients``?"""
-    for arg in arguments[2:]:
-        named = s.keyword_arg(arg)
-        if named is None or named[0] == "output_gradients":
-            return True
+    if len(positional) > 2 or "output_gradients" in keywords:
+        return True
     return any(arg.type == s.syms.argument and arg.children[0].type in (token.STAR, token.DOUBLESTAR)
-               for arg in arguments)
+               for arg in positional)
 
 
-def _modify(node, capture, filename):
-    classes = model_classes(node)
-    index = int(option("target_index", 0))
-    tapes = {id(tape.stmt): tape for tape in s.tapes(node)}
-    for call_node in list(node.pre_order()):
-        call = s.split_call(call_node) if call_node.type == s.syms.power else None
-        if not call or len(call[1]) < 2 or not call[0].endswith(".gradient") or call[0].count(".") != 1:
-            continue
-        if _weights_outputs(call[1]):
-            continue
-        tape = tapes.get(id(s.binder(call[0].split(".")[0], call_node)))
-        if tape is None:
-            continue
-        watched = [s.code(e) for e in tape.watch_arguments()]
-        sources = s.literal_elements(call[1][1]) or [call[1][1]]
-        if not any(s.code(src) in watched for src in sources):
-            continue
-        value = _target_value(call[1][0], call_node, watched, classes)
-        if value is None:
-            continue
-        if propose(value, f"tape.gradient of the whole output of `{s.shown(value)}` differentiates the "
-                          "sum of all its outputs (every class mixed), not one target; select the "
-                          f"target output [:, {index}] (--target-index)", safety="unsafe"):
-            value.append_child(s.parse_expression(f"x[:, {index}]").children[-1].clone())
+def _target_index(value, model) -> Tuple[str, str]:
+    """(index code, how it was chosen): ``--target-index`` when given, else a
+    number-like parameter or local of the scope named as a class index
+    (``target_class_idx``, ``class_index``, ``label``...) bound where the
+    target is computed, else 0."""
+    given = option("target_index", None)
+    if given is not None:
+        return str(int(given)), "the index given by --target-index"
+    scope = model.scope_of(value)
+    names = [name for name in scope.by_name if _TARGET_INDEX.match(name)]
+    for name in names:
+        bindings = model.reaching(name, value)
+        kinds = {model.binding_kind(b).kind for b in bindings}
+        if bindings and kinds <= {Kind.NUMBER, Kind.UNKNOWN, Kind.TENSOR} \
+                and not any(b.how in ("for", "comprehension", "mutation") for b in bindings):
+            return name, f"`{name}` is the target index in scope"
+    return "0", "no target index in scope, so the default 0; --target-index picks another"
+
+
+def _output_facts(value, model) -> str:
+    """What the model knows of the output: its width and where it is built."""
+    output = model.likely_kind_of(value)
+    built = output.origin
+    where = f", built at line {built.get_lineno()}" if built is not None and built.get_lineno() else ""
+    if output.width is not None:
+        return f"{output.width} outputs per example{where}"
+    return f"output width not known here{where}"
+
+
+# `tape.gradient(target, sources, ...)`, possibly inside a larger expression (`...[0]`)
+PATTERN = "power< tape=NAME trailer< '.' 'gradient' > trailer< '(' arglist ')' > any* >"
+
+
+def _facts(root) -> tuple:
+    return model_classes(root), s.per_tree(root, "tapes", s.tapes_by_statement)
+
+
+def _modify(call_node, capture, filename):
+    classes, tapes = s.per_tree(call_node, "scalar-target", _facts)
+    positional, keywords = s.split_arguments(call_node.children[2])
+    if _weights_outputs(positional, keywords):
+        return
+    target = positional[0] if positional else keywords.get("target")
+    sources = positional[1] if len(positional) > 1 else keywords.get("sources")
+    if target is None or sources is None:
+        return
+    tape = tapes.get(id(s.binder(capture["tape"].value, call_node)))
+    if tape is None:
+        return
+    watched = [s.code(e) for e in tape.watch_arguments()]
+    if not any(s.code(src) in watched for src in s.literal_elements(sources) or [sources]):
+        return
+    model = model_of(call_node)
+    value = _target_value(target, call_node, watched, classes, model)
+    if value is None or model.likely_kind_of(value).width == 1:
+        return
+    index, chosen = _target_index(value, model)
+    if propose(value, f"tape.gradient of the whole output of `{s.shown(value)}` "
+                      f"({_output_facts(value, model)}) differentiates the sum of all its outputs "
+                      f"(every class mixed), not one target; select the target output [:, {index}]: "
+                      f"{chosen}", safety="unsafe"):
+        value.append_child(s.parse_expression(f"x[:, {index}]").children[-1].clone())
 
 
 def _may_differentiate_a_watched_input(facts: SourceFacts) -> bool:
@@ -201,7 +267,7 @@ RECIPE = Recipe(
     id="scalar-target",
     summary="tape.gradient(model(x), x) on a non-scalar output -> select the target output",
     safety="unsafe",
-    query=lambda q: q.select("file_input< any* >").modify(_modify),
+    query=lambda q: q.select(PATTERN).modify(_modify),
     tokens=(".gradient(",),
     precheck=_may_differentiate_a_watched_input,
     before_fails="completeness",

@@ -20,23 +20,32 @@ Example::
     # becomes
     x = tf.convert_to_tensor(frame.values, dtype=tf.float32)
 
-Safety: ``tf.convert_to_tensor(t, dtype=D)`` raises ``ValueError`` when ``t``
-is already a tensor of another dtype, where ``tf.cast`` worked. So the fix is
-safe only when ``a`` is provably not a tensor (``np.*(...)``, ``.values``,
-``.to_numpy()``, ``.astype(...)``, a number, a list/tuple display of those, a
-subscript of those, or a name bound to one of those in the same scope, also by
-unpacking a list display) and ``D`` is a floating dtype. When ``a`` is
-provably a tensor it is only reported; otherwise the fix is unsafe.
+Safety, from the semantic model's kind of ``a`` (recipes/_model):
+``tf.convert_to_tensor(t, dtype=D)`` raises ``ValueError`` when ``t`` is
+already a tensor of another dtype, where ``tf.cast`` worked. So:
+- ``a`` provably NumPy, pandas or Python data (``np.*`` results and their
+  method chains ``np.array(x).reshape(...)``, ``.flatten()``, ``.astype()``;
+  ``.to_numpy()``, ``.values``; numbers; list/tuple displays of those; names
+  whose every reaching binding is one of those) and ``D`` a float dtype
+  (``tf.float32``, ``np.float32``, ``"float32"``, by position or ``dtype=``)
+  -> safe fix;
+- ``a`` a tensor (``tf.*`` results such as ``tf.shape(x)[0]``, model and
+  layer outputs, ``tf.data`` loop variables, parameters annotated
+  ``tf.Tensor``; also when every call of its function in this module passes
+  one) -> reported only, suggesting ``tf.cast``;
+- otherwise an unsafe fix whose message says what could not be proven.
 
 CAVEATS:
-- ``.values`` is trusted to be pandas; ``tf.SparseTensor.values`` is a tensor.
+- ``.values``, ``.to_numpy()`` and ``.astype(...)`` on a receiver of unknown
+  kind are trusted to be pandas/NumPy; ``tf.SparseTensor.values`` is a tensor.
 - The conversion rounds subnormal float64 values to float32 subnormals where
   ``tf.cast`` flushes them to zero; complex NumPy input keeps its real part
   with a NumPy warning instead of TensorFlow's silent one.
-- A name whose binding depends on a branch, a loop or a parameter is not
-  provable; the fix is then unsafe.
-- Only calls spelled through the module (``tf.cast``, ``tensorflow.cast``)
-  are recognised, not ``from tensorflow import cast``.
+- A parameter is typed from the calls in this module only to report (calls
+  from other modules are not seen); a fix is safe only on proof.
+- The two-statement form needs ``x = tf.convert_to_tensor(a)`` spelled
+  through the module (``tf.``, any alias or ``compat.v2``); the cast may come
+  any number of lines later when nothing reads or rebinds ``x`` in between.
 """
 
 from __future__ import annotations
@@ -47,107 +56,114 @@ from typing import Optional
 from fissix.pgen2 import token
 
 from migrate.recipe import Recipe, SourceFacts, propose
-from recipes._pyast import assigned_names, declarations, dotted, may_import
-from recipes import _scope as s
-from recipes._ast import import_table
+from recipes._pyast import assigned_names, dotted
+from recipes._model import Kind, Value, model_of
+from recipes import _fissix as s
 
 _FLOAT_DTYPES = {"float16", "float32", "float64", "bfloat16", "half", "double"}
-_NUMPY_METHODS = {"to_numpy", "astype"}
+_CASTS = {"tensorflow.cast", "tensorflow.dtypes.cast"}
+_CONVERT = "tensorflow.convert_to_tensor"
+_HOST_METHODS = {"to_numpy", "astype"}
 _MAX_DEPTH = 8
-_ARITHMETIC = {s.syms.arith_expr, s.syms.term}
 
 
-class _Context:
-    """What a file's analysis needs: the module aliases it can trust."""
-
-    def __init__(self, tree):
-        imports = import_table(tree)
-        self.tf = imports.module_aliases("tensorflow")
-        self.np = imports.module_aliases("numpy")
-
-
-def _is_float_dtype(node, ctx: _Context) -> bool:
+def _is_float_dtype(node, model) -> bool:
+    """``tf.float32``, ``np.float64``, ``"float32"`` (any spelling of the modules)."""
     if node.type == token.STRING:
         return node.value.strip("'\"") in _FLOAT_DTYPES
-    name = s.dotted(node)
-    if not name or "." not in name:
+    name = model.qualified(node)
+    return bool(name) and name.split(".")[0] in ("tensorflow", "numpy") \
+        and name.rsplit(".", 1)[1] in _FLOAT_DTYPES
+
+
+def _host_data(value: Value) -> bool:
+    """NumPy, pandas or plain Python data all the way down (a list of tensors
+    is converted by packing them, and raises on another dtype like a tensor)."""
+    if value.kind in (Kind.NDARRAY, Kind.NUMBER, Kind.DATAFRAME):
+        return True
+    if value.kind not in (Kind.PYLIST, Kind.PYTUPLE):
         return False
-    return name.split(".")[0] in ctx.tf | ctx.np and name.rsplit(".", 1)[1] in _FLOAT_DTYPES
+    if value.items is not None:
+        return all(_host_data(item) for item in value.items)
+    return value.element is not None and _host_data(value.element)
 
 
-def _provably_array(node, at, ctx: _Context, depth: int = 0) -> bool:
-    """Is ``node`` certainly NumPy/pandas data or a Python literal (never a tensor)?"""
+def _provably_data(node, model, depth: int = 0) -> bool:
+    """The model proves ``node`` is host data, or it is ``....values``,
+    ``....to_numpy()``, ``....astype(...)`` on a receiver of unknown kind
+    (pandas/NumPy spellings a tensor does not have; trusted, see CAVEATS),
+    directly, item by item in a display, or through every binding of a name."""
+    if _host_data(model.kind_of(node)):
+        return True
     if depth > _MAX_DEPTH:
         return False
     node = s.unparen(node)
-    if node.type == token.NUMBER:
-        return True
-    if node.type == s.syms.factor:
-        return _provably_array(node.children[-1], at, ctx, depth + 1)
-    if node.type in _ARITHMETIC:
-        return all(_provably_array(c, at, ctx, depth + 1) for c in node.children[::2])
+    if node.type == token.NAME:
+        bindings = model.reaching(node.value, node)
+        values = [_bound_expression(b, model) for b in bindings]
+        return bool(values) and all(v is not None and _provably_data(v, model, depth + 1) for v in values)
     elements = s.literal_elements(node)
     if elements is not None:
-        return all(_provably_array(e, at, ctx, depth + 1) for e in elements)
-    if s.is_name(node):
-        value = s.reaching_value(node.value, at)
-        return value is not None and _provably_array(value, s.enclosing_statement(value), ctx, depth + 1)
-    if node.type != s.syms.power or not all(t.type == s.syms.trailer for t in node.children[1:]):
+        return all(_provably_data(e, model, depth + 1) for e in elements)
+    trailers = node.children[1:] if node.type == s.syms.power else []
+    if not trailers or any(t.type != s.syms.trailer for t in trailers):
         return False
-    trailers = node.children[1:]
     last = trailers[-1]
     if last.children[0].value == "." and last.children[1].value == "values":
         return True
-    if len(trailers) >= 2 and last.children[0].value == "(" and trailers[-2].children[0].value == "." \
-            and trailers[-2].children[1].value in _NUMPY_METHODS:
-        return True
-    if last.children[0].value == "[":
-        return _provably_array(_without_last_trailer(node), at, ctx, depth + 1)
-    call = s.split_call(node)
-    return call is not None and call[0].split(".")[0] in ctx.np
+    return len(trailers) >= 2 and last.children[0].value == "(" and trailers[-2].children[0].value == "." \
+        and trailers[-2].children[1].value in _HOST_METHODS
 
 
-def _without_last_trailer(node):
-    """``a.b[i]`` -> a detached ``a.b`` (names still resolve through ``at``)."""
-    if len(node.children) == 2:
-        return node.children[0]
-    return s.Node(s.syms.power, [c.clone() for c in node.children[:-1]])
-
-
-def _provably_tensor(node, at, ctx: _Context, depth: int = 0) -> bool:
-    """Is ``node`` certainly a tensor (a ``tf.*`` call, or a name bound to one)?"""
-    if depth > _MAX_DEPTH:
-        return False
-    node = s.unparen(node)
-    if s.is_name(node):
-        value = s.reaching_value(node.value, at)
-        return value is not None and _provably_tensor(value, s.enclosing_statement(value), ctx, depth + 1)
-    if node.type in _ARITHMETIC:  # a tensor in arithmetic makes a tensor
-        return any(_provably_tensor(c, at, ctx, depth + 1) for c in node.children[::2])
-    call = s.split_call(node) if node.type == s.syms.power else None
-    if call is None:
-        return False
-    parts = call[0].split(".")
-    return parts[0] in ctx.tf and "keras" not in parts
-
-
-def _convert_call(node, ctx: _Context) -> Optional[object]:
-    """The argument ``a`` of ``tf.convert_to_tensor(a)`` without dtype/name."""
-    call = s.split_call(node) if node.type == s.syms.power else None
-    if not call or call[0] not in {f"{tf}.convert_to_tensor" for tf in ctx.tf}:
+def _bound_expression(binding, model):
+    """The expression an assignment binds to this name, also one item of an
+    unpacked list/tuple display (or of a name assigned once to one); None
+    otherwise."""
+    if binding.how != "assign":
         return None
-    args = call[1]
+    if binding.value is not None:
+        return binding.value
+    node = binding.source
+    for index in binding.path:
+        if node is not None and s.unparen(node).type == token.NAME:
+            assigned = model.last_assignment(s.unparen(node).value, node)
+            node = assigned.value if assigned is not None and assigned.how == "assign" else None
+        elements = s.literal_elements(s.unparen(node)) if node is not None else None
+        if elements is None or not 0 <= index < len(elements):
+            return None
+        node = elements[index]
+    return node
+
+
+def _unproven(value_node, model) -> str:
+    """Why the argument is not provably data (for the unsafe message)."""
+    value = model.kind_of(value_node)
+    if value.is_known:
+        return f"it is a {value.describe()}, which may hold tensors"
+    if value_node.type == token.NAME:
+        bindings = model.reaching(value_node.value, value_node)
+        if any(b.how == "param" for b in bindings):
+            return "it is a parameter: callers may pass a tensor"
+        if len(bindings) > 1:
+            return "it is bound to different kinds of values on different paths"
+    return "what it evaluates to is not known"
+
+
+def _convert_call(node, model) -> Optional[object]:
+    """The argument ``a`` of ``tf.convert_to_tensor(a)`` without dtype/name."""
+    if node.type != s.syms.power or not s.is_call(node) or model.callee(node) != _CONVERT:
+        return None
+    args = s.call_args(node.children[-1])
     if len(args) != 1 or s.keyword_arg(args[0]) or args[0].type == s.syms.argument:
         return None
     return args[0]
 
 
-def _cast_call(node, ctx: _Context) -> Optional[tuple]:
-    """(x, D) of ``tf.cast(x, D)`` / ``tf.cast(x, dtype=D)``."""
-    call = s.split_call(node) if node.type == s.syms.power else None
-    if not call or call[0] not in {f"{tf}.cast" for tf in ctx.tf} | {f"{tf}.dtypes.cast" for tf in ctx.tf}:
+def _cast_call(node, model) -> Optional[tuple]:
+    """(x, D) of ``tf.cast(x, D)`` / ``tf.cast(x, dtype=D)`` / ``tf.dtypes.cast``."""
+    if node.type != s.syms.power or not s.is_call(node) or model.callee(node) not in _CASTS:
         return None
-    args = call[1]
+    args = s.call_args(node.children[-1])
     if len(args) != 2 or s.keyword_arg(args[0]):
         return None
     kw = s.keyword_arg(args[1])
@@ -156,24 +172,27 @@ def _cast_call(node, ctx: _Context) -> Optional[tuple]:
     return args[0], kw[1] if kw else args[1]
 
 
-def _decide(node, value, dtype, at, ctx: _Context) -> bool:
+def _decide(node, value, dtype, model) -> bool:
     """Report the finding with the right safety; True when it must be fixed now."""
-    what = str(value).strip()
-    fold = f"tf.convert_to_tensor({what}, dtype={str(dtype).strip()})"
-    if _provably_tensor(value, at, ctx):
-        return propose(node, f"`{what}` is already a tensor: tf.convert_to_tensor(t, dtype=D) raises "
-                             f"ValueError when t has another dtype, so this is not folded; "
-                             f"write tf.cast({what}, {str(dtype).strip()}) directly", fixable=False)
-    if not _is_float_dtype(dtype, ctx):
-        return propose(node, f"convert then cast: {fold} converts once, but the target dtype is not "
-                             "provably a float type, so the result can differ from tf.cast",
-                       safety="unsafe")
-    if not _provably_array(value, at, ctx):
-        return propose(node, f"convert then cast: {fold} converts once, but `{what}` is not provably "
-                             "NumPy/pandas data; if it is a tensor of another dtype, "
-                             "convert_to_tensor raises ValueError", safety="unsafe")
-    return propose(node, f"convert then cast: the data enters TensorFlow in its inferred dtype first; "
-                         f"{fold} converts it once to the dtype the model needs")
+    what, dtype_text = s.shown(value), str(dtype).strip()
+    fold = f"tf.convert_to_tensor({what}, dtype={dtype_text})"
+    kind = model.likely_kind_of(value)
+    if kind.is_tensor:
+        where = "" if model.kind_of(value).is_tensor else " (as every call in this module passes it)"
+        return propose(node, f"`{what}` is already a tensor{where}: tf.convert_to_tensor(t, dtype=D) "
+                             "raises ValueError when t has another dtype, so this is not folded; "
+                             f"write tf.cast({what}, {dtype_text}) directly", fixable=False)
+    proven = _provably_data(value, model)
+    if proven and _is_float_dtype(dtype, model):
+        return propose(node, f"convert then cast: the data enters TensorFlow in its inferred dtype first; "
+                             f"{fold} converts it once to the dtype the model needs")
+    if proven:
+        return propose(node, f"convert then cast: {fold} converts once, but the target dtype "
+                             f"`{dtype_text}` is not provably a float type, so the result can differ "
+                             "from tf.cast", safety="unsafe")
+    return propose(node, f"convert then cast: {fold} converts once, but `{what}` is not provably "
+                         f"NumPy/pandas/Python data ({_unproven(value, model)}); if it is a tensor of "
+                         "another dtype, convert_to_tensor raises ValueError", safety="unsafe")
 
 
 def _typed(value, dtype, tf_name: str):
@@ -188,90 +207,76 @@ def _typed(value, dtype, tf_name: str):
     return new
 
 
-def _fold_nested(tree, ctx: _Context) -> None:
-    for node in list(tree.pre_order()):
-        if not s.attached(node, tree):
-            continue  # inside a call an earlier fold replaced
-        cast = _cast_call(node, ctx)
-        if not cast:
-            continue
-        inner, dtype = cast
-        value = _convert_call(inner, ctx)
-        if value is None:
-            continue
-        at = s.enclosing_statement(node)
-        if not _decide(node, value, dtype, at, ctx):
-            continue
-        s.replace_with(node, _typed(value, dtype, s.dotted(inner.children[0]) or "tf"))
+# `tf.cast(tf.convert_to_tensor(a), D)`: any call whose last attribute is `cast`
+NESTED = "power< any+ trailer< '.' 'cast' > trailer< '(' any* ')' > >"
+# `x = tf.convert_to_tensor(a)` alone on its line, folded with a later `x = tf.cast(x, D)`
+PAIR = "simple_stmt< expr_stmt< NAME '=' power< any+ trailer< '.' 'convert_to_tensor' > trailer< '(' any* ')' > > > any >"
 
 
-def _cast_of(stmt, name: str, ctx: _Context):
+def _fold_nested(node, capture, filename) -> None:
+    model = model_of(node)
+    cast = _cast_call(node, model)
+    if not cast:
+        return
+    inner, dtype = cast
+    value = _convert_call(s.unparen(inner), model)
+    if value is None:
+        return
+    if _decide(node, value, dtype, model):
+        s.replace_with(node, _typed(value, dtype, s.dotted_name(s.unparen(inner).children[0]) or "tf"))
+
+
+def _cast_of(stmt, name: str, model):
     """D when ``stmt`` is ``name = tf.cast(name, D)``."""
     pair = s.simple_assignment(stmt)
     if not pair or not s.is_name(pair[0], name):
         return None
-    cast = _cast_call(pair[1], ctx)
+    cast = _cast_call(pair[1], model)
     if not cast or not s.is_name(s.unparen(cast[0]), name):
         return None
     return cast[1]
 
 
-def _fold_pairs(tree, ctx: _Context) -> None:
-    for block in list(s.blocks(tree)):
-        body = s.statements(block)
-        for i, stmt in enumerate(body):
-            name = s.assigned_name(stmt)
-            value = _convert_call(s.simple_assignment(stmt)[1], ctx) if name else None
-            if value is None:
-                continue
-            dtype = None
-            for later in body[i + 1:]:
-                dtype = _cast_of(later, name, ctx)
-                if dtype is not None:
-                    break
-                if s.reads(later, name) or name in s.bound_names(later):
-                    break
-            if dtype is None:
-                continue
-            if not _decide(stmt.children[0], value, dtype, stmt, ctx):
-                continue
-            convert = s.simple_assignment(stmt)[1]
-            tf_name = s.dotted(convert.children[0]) or "tf"
-            s.replace_with(convert, _typed(value, dtype, tf_name))
-            s.move_leading_comments(later, stmt)
-            s.move_trailing_comment(later, stmt)
-            s.remove_statement(later)
-
-
-def _modify(node, capture, filename):
-    ctx = _Context(node)
-    if not ctx.tf:
+def _fold_pair(stmt, capture, filename) -> None:
+    model = model_of(stmt)
+    name = s.assigned_name(stmt)
+    convert = s.simple_assignment(stmt)[1]
+    value = _convert_call(convert, model)
+    if value is None:
         return
-    _fold_pairs(node, ctx)
-    _fold_nested(node, ctx)
+    body = s.statements(stmt.parent)
+    dtype = None
+    for later in body[body.index(stmt) + 1:]:
+        dtype = _cast_of(later, name, model)
+        if dtype is not None:
+            break
+        if s.reads(later, name) or name in s.bound_names(later):
+            return
+    if dtype is None or not _decide(stmt.children[0], value, dtype, model):
+        return
+    tf_name = s.dotted_name(convert.children[0]) or "tf"
+    s.replace_with(convert, _typed(value, dtype, tf_name))
+    s.move_leading_comments(later, stmt)
+    s.move_trailing_comment(later, stmt)
+    s.remove_statement(later)
 
 
 def _may_cast_a_conversion(facts: SourceFacts) -> bool:
-    """Precheck: with ``import tensorflow [as tf]`` (_Context), a ``tf.cast``'s
-    argument is a one-argument ``tf.convert_to_tensor`` call, or a name some
-    assignment binds to one."""
-    if not may_import(facts, ("tensorflow",)):
-        return False
-    tf = declarations(facts).module_aliases("tensorflow")
-    if not tf:
-        return False
-    casts = {f"{alias}.cast" for alias in tf} | {f"{alias}.dtypes.cast" for alias in tf}
-    converts = {f"{alias}.convert_to_tensor" for alias in tf}
+    """Precheck: a ``<anything>.cast(...)`` call's argument is a one-argument
+    ``convert_to_tensor`` call, or a name some assignment binds to one. Any
+    module spelling passes (``tf``, ``tensorflow.compat.v2`` as ``tf``, an
+    alias presumed for a pasted snippet): the model decides."""
 
     def is_conversion(node) -> bool:
-        return (isinstance(node, ast.Call) and dotted(node.func) in converts
-                and len(node.args) + len(node.keywords) == 1)
+        name = dotted(node.func) if isinstance(node, ast.Call) else None
+        return bool(name) and name.rpartition(".")[2] == "convert_to_tensor" \
+            and len(node.args) + len(node.keywords) == 1
 
     converted, cast_args = set(), []
     for node in ast.walk(facts.tree):
         if isinstance(node, ast.Assign) and is_conversion(node.value):
             converted.update(assigned_names(node))
-        elif isinstance(node, ast.Call) and dotted(node.func) in casts:
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "cast":
             cast_args.extend(node.args)
             cast_args.extend(k.value for k in node.keywords)
     return any(is_conversion(arg) or (isinstance(arg, ast.Name) and arg.id in converted)
@@ -282,7 +287,7 @@ RECIPE = Recipe(
     id="typed-convert",
     summary="tf.convert_to_tensor(a) then tf.cast(.., D) -> tf.convert_to_tensor(a, dtype=D)",
     safety="safe",
-    query=lambda q: q.select("file_input< any* >").modify(_modify),
+    query=lambda q: q.select(PAIR).modify(_fold_pair).select(NESTED).modify(_fold_nested),
     tokens=("convert_to_tensor",),
     precheck=_may_cast_a_conversion,
     before_fails=None,

@@ -43,10 +43,9 @@ from fissix.pgen2 import token
 
 from migrate.recipe import Recipe, SourceFacts, propose
 from recipes._pyast import Declarations, assigned_names, declarations, dotted, may_import
-from recipes._ast import (
-    call_parts, dotted_name, enclosing, following_leaf, import_table, is_call,
-    is_name, is_sole_statement_on_line, name_reads, remove_statement,
-    single_assignment, statement_of, syms,
+from recipes._fissix import (
+    call_parts, dotted_name, enclosing, following_leaf, import_table, is_call, is_name,
+    name_reads, nodes_of_type, per_tree, remove_statement, find_root, single_assignment, syms,
 )
 
 KERAS_MODULES = ("tensorflow.keras", "keras", "tf_keras")
@@ -113,8 +112,8 @@ class KerasNames:
 
 def _class_bases(root) -> Dict[str, List[Optional[str]]]:
     bases: Dict[str, List[Optional[str]]] = {}
-    for node in root.pre_order():
-        if node.type == syms.classdef and len(node.children) > 3 and node.children[2].type == token.LPAR:
+    for node in nodes_of_type(root, syms.classdef):
+        if len(node.children) > 3 and node.children[2].type == token.LPAR:
             items = node.children[3]
             items = items.children if items.type == syms.arglist else [items]
             bases.setdefault(node.children[1].value, []).extend(
@@ -124,35 +123,40 @@ def _class_bases(root) -> Dict[str, List[Optional[str]]]:
 
 def _exported(root) -> Set[str]:
     names = set()
-    for node in root.pre_order():
+    for node in nodes_of_type(root, syms.expr_stmt):
         parts = single_assignment(node)
         if parts and is_name(parts[0], "__all__"):
             names |= {leaf.value.strip("'\"") for leaf in parts[1].leaves() if leaf.type == token.STRING}
     return names
 
 
-def _unused_instances(root):
-    keras = KerasNames.of(root)
-    exported = _exported(root)
-    for node in root.pre_order():
-        parts = single_assignment(node)
-        if not parts or not is_name(parts[0]) or not is_sole_statement_on_line(node):
-            continue
-        target, value = parts
-        if target.value == "_" or target.value in exported:
-            continue
-        call = call_parts(value)
-        if not call or not keras.is_keras_class(call[0]):
-            continue
-        stmt = statement_of(node)
-        scope = enclosing(stmt, syms.funcdef, syms.classdef)
-        if scope is not None and scope.type == syms.classdef:
-            continue
-        scope = scope if scope is not None else root
-        if any(leaf is not target for leaf in name_reads(scope, target.value)):
-            continue
-        calls_inside = any(is_call(n) for n in value.children[-1].pre_order())
-        yield node, stmt, call[0], calls_inside
+# `name = Constructor(...)`, alone on its line: a Keras object is built and bound
+PATTERN = "simple_stmt< expr=expr_stmt< target=NAME '=' power< any+ trailer< '(' any* ')' > > > any >"
+
+
+def _facts(root) -> tuple:
+    return KerasNames.of(root), _exported(root)
+
+
+def _unused_instance(node, capture, filename):
+    """(expr_stmt, statement, constructor, calls inside) when the statement
+    binds a Keras object to a name nothing in its scope reads."""
+    keras, exported = per_tree(node, "unused-model-instance", _facts)
+    target, expr = capture["target"], capture["expr"]
+    if target.value == "_" or target.value in exported:
+        return None
+    value = expr.children[2]
+    call = call_parts(value)
+    if not call or not keras.is_keras_class(call[0]):
+        return None
+    scope = enclosing(node, syms.funcdef, syms.classdef)
+    if scope is not None and scope.type == syms.classdef:
+        return None
+    scope = scope if scope is not None else find_root(node)
+    if any(leaf is not target for leaf in name_reads(scope, target.value)):
+        return None
+    calls_inside = any(is_call(n) for n in value.children[-1].pre_order())
+    return expr, node, call[0], calls_inside
 
 
 def _drop_describing_comments(stmt) -> None:
@@ -173,14 +177,17 @@ def _drop_describing_comments(stmt) -> None:
 
 
 def _modify(node, capture, filename) -> None:
-    for expr, stmt, constructor, calls_inside in list(_unused_instances(node)):
-        name = expr.children[0].value
-        message = f"`{name} = {constructor}(...)` builds a Keras object that is never used"
-        if calls_inside:
-            message += " (its arguments call code that may have side effects)"
-        if propose(expr, message, safety="unsafe" if calls_inside else None):
-            _drop_describing_comments(stmt)
-            remove_statement(stmt)
+    found = _unused_instance(node, capture, filename)
+    if found is None:
+        return
+    expr, stmt, constructor, calls_inside = found
+    name = capture["target"].value
+    message = f"`{name} = {constructor}(...)` builds a Keras object that is never used"
+    if calls_inside:
+        message += " (its arguments call code that may have side effects)"
+    if propose(expr, message, safety="unsafe" if calls_inside else None):
+        _drop_describing_comments(stmt)
+        remove_statement(stmt)
 
 
 # the modules whose import lets a file name a Keras class (KerasNames)
@@ -225,7 +232,7 @@ RECIPE = Recipe(
     id="unused-model-instance",
     summary="remove a Keras model or layer that is built and never used",
     safety="safe",
-    query=lambda q: q.select("file_input< any* >").modify(_modify),
+    query=lambda q: q.select(PATTERN).modify(_modify),
     tokens=("keras",),
     precheck=_may_hold_an_unused_instance,
     before_fails=None,

@@ -59,10 +59,10 @@ from typing import Dict, List, Optional, Set
 from fissix.pgen2 import token
 
 from migrate.recipe import Recipe, SourceFacts, propose
-from recipes._ast import (
-    bindings, call_parts, contains, import_table, is_name, is_sole_statement_on_line, name_reads,
-    remove_statement, replace_statement, sequence_items, single_assignment, source, start,
-    statement_of, subscript_parts, syms,
+from recipes._fissix import (
+    bindings, call_parts, contains, enclosing, import_table, is_name, is_sole_statement_on_line,
+    name_reads, per_tree, remove_statement, replace_statement, sequence_items,
+    single_assignment, source, start, statement_of, subscript_parts, syms,
 )
 from recipes._pyast import declarations, dotted, may_import
 
@@ -380,27 +380,31 @@ def _unstack(power, buffer: str) -> None:
         power.replace(name)
 
 
-def _modify(node, capture, filename) -> None:
-    tensorflow = import_table(node).module_aliases("tensorflow")
-    if not tensorflow:
+# `for j in range(bound):` (no else), the per-sample loop
+PATTERN = "for_stmt< 'for' NAME 'in' power< 'range' trailer< '(' any ')' > > ':' any >"
+
+
+def _in_function_with_tensorflow(node, capture, filename) -> bool:
+    return enclosing(node, syms.funcdef) is not None and bool(_tensorflow(node))
+
+
+def _tensorflow(node) -> set:
+    return per_tree(node, "vectorize-sample-loop", lambda root: import_table(root).module_aliases("tensorflow"))
+
+
+def _modify(loop, capture, filename) -> None:
+    found = _match(loop, enclosing(loop, syms.funcdef), _tensorflow(loop))
+    if found is None:
         return
-    for function in [n for n in node.pre_order() if n.type == syms.funcdef]:
-        loops = [n for n in function.pre_order() if n.type == syms.for_stmt]
-        for loop in reversed(loops):  # inner loops first
-            if loop.parent is None:
-                continue
-            found = _match(loop, function, tensorflow)
-            if found is None:
-                continue
-            creation, text, reads, buffer = found
-            message = (f"the loop over `{loop.children[1].value}` calls the layers once per sample; "
-                       f"one call on the whole batch gives the same result")
-            if not propose(loop, message):
-                continue
-            for power in reads:
-                _unstack(power, buffer)
-            replace_statement(loop, text)
-            remove_statement(creation)
+    creation, text, reads, buffer = found
+    message = (f"the loop over `{loop.children[1].value}` calls the layers once per sample; "
+               f"one call on the whole batch gives the same result")
+    if not propose(loop, message):
+        return
+    for power in reads:
+        _unstack(power, buffer)
+    replace_statement(loop, text)
+    remove_statement(creation)
 
 
 def _may_loop_over_samples(facts: SourceFacts) -> bool:
@@ -422,7 +426,7 @@ RECIPE = Recipe(
     id="vectorize-sample-loop",
     summary="a per-sample loop of layer calls becomes one call on the whole batch",
     safety="unsafe",
-    query=lambda q: q.select("file_input< any* >").modify(_modify),
+    query=lambda q: q.select(PATTERN).filter(_in_function_with_tensorflow).modify(_modify),
     # numpy-accumulator's TensorArrays count too: the prefilter runs again
     # on each pass's text
     tokens=("TensorArray",),

@@ -40,6 +40,7 @@ if str(ROOT) not in sys.path:  # run as a script: the worktree's migrate, not an
 
 from migrate.engine import apply_edits  # noqa: E402
 from migrate.notebook import mask  # noqa: E402
+from migrate.registry import UnknownRecipe, resolve  # noqa: E402
 from migrate.result import Edit, cell_label, split_label  # noqa: E402
 
 KINDS = ("safe", "unsafe", "report")
@@ -325,11 +326,27 @@ def _run_verify(paths: Sequence[Path], timeout: float) -> Dict[str, dict]:
 
 
 def _verified(finding: Finding, before: Optional[dict], after: Optional[dict]) -> VerifiedFix:
+    """A fix passes when its after passes every check. A fix of a
+    behaviour-preserving recipe (``before_fails`` None: typed-convert) on a
+    program that fails for another reason (another labelled bug) passes when
+    its after fails no check its before passed: it must change nothing."""
     if after is None:
         return VerifiedFix(finding, bool(before and before.get("ok")), False, ["not run by verify"])
+    failed_before = {c["name"] for c in (before or {}).get("checks", []) if not c.get("passed")}
+    preserving = _behaviour_preserving(finding.recipe) and bool(before)
     failures = [f"{c['name']}: {c.get('summary') or ''} {c.get('error') or ''}".strip()
-                for c in after.get("checks", []) if not c.get("passed")]
+                for c in after.get("checks", [])
+                if not c.get("passed") and not (preserving and c["name"] in failed_before)]
+    if not after.get("ok") and not failures and not preserving:
+        failures = ["verify: not ok"]
     return VerifiedFix(finding, bool(before and before.get("ok")), bool(after.get("ok")), failures)
+
+
+def _behaviour_preserving(recipe: str) -> bool:
+    try:
+        return resolve([recipe])[0].before_fails is None
+    except UnknownRecipe:
+        return False
 
 
 # --- output -----------------------------------------------------------------
@@ -352,7 +369,7 @@ def summary(scores: Dict[str, RecipeScore], verified: Optional[List[VerifiedFix]
             {"path": v.finding.path, "line": v.finding.line, "recipe": v.finding.recipe,
              "before_ok": v.before_ok, "after_ok": v.after_ok, "failures": v.after_failures}
             for v in verified]
-        result["failing_safe_fixes"] = [fix for fix in result["safe_fixes"] if not fix["after_ok"]]
+        result["failing_safe_fixes"] = [fix for fix in result["safe_fixes"] if fix["failures"]]
     for item in result["recipes"].values():
         for finding in item["false_positives"]:
             finding.pop("edits")

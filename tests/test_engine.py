@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
-from migrate import engine
+from migrate import engine, traversal
 from migrate.engine import Options, apply_edits, transform
-from migrate.recipe import PassContext, running, stop_running
 from migrate.registry import all_recipes
 from migrate.result import Status
 
-from fixture_cases import all_cases
-
+from fixture_cases import FIXTURES, ROOT, all_cases
 from toy_recipes import BROKEN, CRASH, RENAME, RISKY
 
 SOURCE = "import x\n\ny = old_api(1)  # keep me\nz = risky(2)\n"
@@ -89,29 +89,95 @@ def test_output_is_a_fixpoint():
     assert twice.status is Status.UNCHANGED and twice.output == once
 
 
-def _refactored(recipe, source: str, refactor) -> tuple:
-    tree = engine.parse(source)
-    ctx = PassContext(recipe, source.splitlines(), unsafe_fixes=True)
-    token = running(ctx)
-    try:
-        refactor(engine._tool(recipe), tree)
-    finally:
-        stop_running(token)
-    return str(tree), [(p.line, p.column, p.message, p.applied) for p in ctx.proposals]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from bench_check import CANDIDATE_TAIL  # noqa: E402 (every recipe's candidate, no recipe's finding)
+
+SUFFIXED = "    b_2 = y + x_1\n"  # the line that makes suffix-mixup a candidate
+EVERY_RECIPE = CANDIDATE_TAIL.replace(SUFFIXED, "")
 
 
-def test_root_only_fast_path_equals_bowlers_full_traversal():
-    """Every recipe selects the root: the engine then calls its fixer on the
-    root alone instead of Bowler walking the whole tree. Same rewrites, same
-    findings, on every fixture."""
+@pytest.fixture
+def counted(monkeypatch):
+    """Count fissix parses, traversals by the bottom matcher and node-by-node walks."""
+    from fissix.btm_matcher import BottomMatcher
+    from fissix.refactor import RefactoringTool
+
+    counts = {"parse": 0, "refactor_tree": 0, "bottom matcher": 0, "node walk": 0}
+
+    def counting(name, original):
+        def call(*args, **kwargs):
+            counts[name] += 1
+            return original(*args, **kwargs)
+        return call
+
+    monkeypatch.setattr(engine, "parse", counting("parse", engine.parse))
+    monkeypatch.setattr(RefactoringTool, "refactor_tree",
+                        counting("refactor_tree", RefactoringTool.refactor_tree))
+    monkeypatch.setattr(BottomMatcher, "run", counting("bottom matcher", BottomMatcher.run))
+    walk = RefactoringTool.traverse_by
+
+    def traverse_by(self, fixers, traversal):
+        counts["node walk"] += bool(fixers)
+        return walk(self, fixers, traversal)
+
+    monkeypatch.setattr(RefactoringTool, "traverse_by", traverse_by)
+    return counts
+
+
+@pytest.mark.parametrize("isolated", [False, True], ids=["fix", "check"])
+def test_every_recipe_runs_in_one_traversal_of_one_parse(counted, isolated):
+    recipes = tuple(all_recipes().values())
+    candidates = [r.id for r in recipes if engine.wants(r, EVERY_RECIPE)]
+    assert set(candidates) == set(all_recipes()) - {"suffix-mixup"}
+    result = transform(EVERY_RECIPE, "every.py", Options(recipes, isolated=isolated))
+    assert result.status is Status.UNCHANGED and not result.diagnostics
+    assert counted == {"parse": 1, "refactor_tree": 1, "bottom matcher": 1, "node walk": 0}
+
+
+def test_a_pattern_without_a_name_literal_adds_one_node_walk(counted):
+    """suffix-mixup's `name_N = ...` has no name the bottom matcher could
+    climb from: fissix walks the nodes for it, in the same traversal call."""
+    assert SUFFIXED in CANDIDATE_TAIL
+    result = transform(CANDIDATE_TAIL, "every.py", Options(tuple(all_recipes().values())))
+    assert not result.diagnostics
+    assert counted == {"parse": 1, "refactor_tree": 1, "bottom matcher": 1, "node walk": 1}
+
+
+def test_a_fixed_file_is_parsed_and_traversed_once_per_pass(counted):
+    """A pass that changed the text re-parses it once (the check that it
+    parses is the next pass's tree); the last pass changes nothing."""
+    source = (FIXTURES / "numpy-accumulator" / "seed_hierarchical.before.py").read_text()
+    result = transform(source, "seed.py", Options(tuple(all_recipes().values()), unsafe_fixes=True))
+    assert result.status is Status.CHANGED
+    passes = counted["refactor_tree"]
+    assert counted["parse"] == passes and counted["bottom matcher"] == passes
+    assert passes == 3  # numpy-accumulator and unused-model-instance; vectorize-sample-loop; none
+
+
+def test_bottom_matcher_finds_every_node_a_full_traversal_matches():
+    """On every fixture, each recipe pattern the engine gives the bottom
+    matcher reaches every node a node-by-node match would."""
+    from fissix.btm_matcher import BottomMatcher
+
     compared = 0
     for case in all_cases():
-        recipe = all_recipes()[case.recipe]
-        source = case.before.read_text()
-        fast = _refactored(recipe, source, lambda tool, tree: engine._refactor(tool, tree, "f.py"))
-        full = _refactored(recipe, source, lambda tool, tree: tool.refactor_tree(tree, "f.py"))
-        assert fast == full, case.id
-        compared += bool(fast[1])
-    if not compared:
-        pytest.fail("no fixture produced a finding: the comparison proved nothing")
+        for recipe in all_recipes().values():
+            for fixer_class in traversal.tool((recipe,)).fixers:
+                if not fixer_class.BM_compatible:
+                    continue
+                tree = engine.parse(case.before.read_text())
+                fixer = fixer_class({"print_function": True}, [])
+                expected = {id(n) for n in tree.pre_order() if fixer.match(n)}
+                matcher = BottomMatcher()
+                matcher.add_fixer(fixer)
+                found = {id(n) for n in matcher.run(tree.leaves()).get(fixer, [])}
+                assert expected <= found, (case.id, recipe.id)
+                compared += len(expected)
+    assert compared > 50
 
+
+@pytest.mark.parametrize("source", ["print 'hello'\n", "def f(:\n    pass\n", "x = (1,\n"])
+def test_text_cpython_cannot_parse_is_skipped_whatever_the_prefilter_says(source):
+    """No recipe's token occurs here, yet the file is no Python: skipped, with the line."""
+    result = transform(source, "bad.py", Options((RENAME,)))
+    assert result.status is Status.SKIPPED and "line 1" in result.reason, result.reason

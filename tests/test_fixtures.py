@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from migrate.engine import Options, check_output, transform
 from migrate.registry import all_recipes, resolve
 from migrate.result import Status
 
-from fixture_cases import FIXTURES, all_cases
+from fixture_cases import FIXTURES, ROOT, all_cases
+from snapshot import assert_snapshot
 
 CASES = all_cases()
 
@@ -49,3 +55,42 @@ def test_every_recipe_has_a_rewrite_and_a_negative(recipe):
     mine = [c for c in CASES if c.recipe == recipe]
     assert any(c.after for c in mine), f"{recipe} has no before/after pair"
     assert any(c.after is None for c in mine), f"{recipe} has no negative case"
+
+
+def _findings(diagnostics) -> list:
+    """What a finding says, without the fix's edits: the no-regression record."""
+    return [
+        {"path": Path(d["path"]).resolve().relative_to(ROOT).as_posix(), "recipe": d["recipe"], "line": d["line"], "column": d["column"],
+         "message": d["message"], "safety": d["safety"], "fixable": d["fix"] is not None,
+         "after": d.get("after")}
+        for d in diagnostics]
+
+
+def _key(finding: dict):
+    return (finding["path"], finding["line"], finding["column"], finding["recipe"], finding["message"])
+
+
+def test_check_on_the_fixtures_reports_the_recorded_findings():
+    """`tf-migrate check fixtures --format json` gives the findings recorded
+    before the engine ran every recipe in one traversal (issue 11), plus the
+    follow-on findings of the fixpoint, marked ``after`` (issue 15)."""
+    done = subprocess.run([sys.executable, "-m", "migrate", "check", "fixtures", "--format", "json",
+                           "--no-cache"], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 1, done.stderr
+    report = json.loads(done.stdout)
+    assert report["errors"] == []
+    assert_snapshot("check_fixtures", sorted(_findings(report["diagnostics"]), key=_key))
+
+
+@pytest.mark.parametrize("unsafe", [False, True], ids=["safe", "unsafe-fixes"])
+def test_fix_on_the_fixtures_reports_the_recorded_findings(unsafe):
+    """`fix` (with and without --unsafe-fixes) over every fixture: same findings, same verdicts."""
+    recipes = tuple(all_recipes().values())
+    found = []
+    for case in CASES:
+        result = transform(case.before.read_text(), case.id, Options(recipes, unsafe_fixes=unsafe))
+        found.extend({"path": d.path, "recipe": d.recipe, "line": d.line, "column": d.column,
+                      "message": d.message, "safety": d.safety, "fixable": d.fixable,
+                      "applied": d.applied} for d in result.diagnostics)
+    assert_snapshot(f"fix_fixtures_{'unsafe' if unsafe else 'safe'}",
+                    sorted(found, key=lambda f: (_key(f), f["applied"])))

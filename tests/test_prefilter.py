@@ -119,7 +119,7 @@ def import_statements(draw) -> str:
 def test_import_gates_see_every_import_the_recipes_see(source):
     from migrate.engine import parse
     from migrate.recipe import SourceFacts
-    from recipes._ast import import_table
+    from recipes._fissix import import_table
     from recipes._pyast import declarations, may_import
 
     table, facts = import_table(parse(source)), SourceFacts(source)

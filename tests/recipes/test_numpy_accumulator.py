@@ -1,6 +1,7 @@
-"""Edge cases of the seed-000 recipes beyond the fixtures: aliases, imports,
-suppression, left-alone and report-only cases, comments, fixpoints; and (TF)
-the seed program rewritten by the safe recipes trains."""
+"""numpy-accumulator: edge cases beyond the fixtures (moved from the seed-named test
+files), then VALID / INVALID cases for the failure classes of issue 11 (a
+VALID case must give no finding; an INVALID one's findings and fix are a
+JSON snapshot under tests/snapshots/numpy-accumulator/)."""
 
 from __future__ import annotations
 
@@ -15,28 +16,14 @@ from migrate.engine import Options, transform
 from migrate.registry import resolve
 
 from fixture_cases import FIXTURES
+from recipe_cases import NEEDS_MODEL, check_case, dedent, fixed, invalid, params, run, valid
+
+RECIPE = "numpy-accumulator"
 
 
-def run(source: str, recipe: str, unsafe: bool = True):
-    source = textwrap.dedent(source).lstrip("\n")
-    result = transform(source, "case.py", Options(tuple(resolve([recipe])), unsafe_fixes=unsafe))
-    assert not result.errors, result.errors
-    again = transform(result.output, "case.py", Options(tuple(resolve([recipe])), unsafe_fixes=unsafe))
-    assert again.output == result.output, "not a fixpoint"
-    return result
-
-
-def fixed(source: str, recipe: str, unsafe: bool = True) -> str:
-    return run(source, recipe, unsafe).output
-
-
-def dedent(text: str) -> str:
-    return textwrap.dedent(text).lstrip("\n")
-
-
-# --- numpy-accumulator -------------------------------------------------------
-
-NA = "numpy-accumulator"
+NA = RECIPE
+UM = "unused-model-instance"
+VS = "vectorize-sample-loop"
 
 
 def test_aliased_imports_and_missing_tensorflow_import():
@@ -273,182 +260,6 @@ def test_reuses_the_files_tensorflow_alias():
     assert "import tensorflow as tf\n" not in out
 
 
-# --- unused-model-instance ---------------------------------------------------
-
-UM = "unused-model-instance"
-
-
-def test_removes_an_unused_subclass_instance_and_its_describing_comment():
-    source = """
-        import tensorflow as tf
-
-
-        class Base(tf.keras.Model):
-            pass
-
-
-        class Seq(Base):
-            pass
-
-
-        model = Seq()
-        # a second model, never used
-        vae = Seq()
-
-        model.compile()
-        """
-    assert fixed(source, UM) == dedent("""
-        import tensorflow as tf
-
-
-        class Base(tf.keras.Model):
-            pass
-
-
-        class Seq(Base):
-            pass
-
-
-        model = Seq()
-
-        model.compile()
-        """)
-
-
-def test_a_comment_heading_a_group_stays():
-    source = """
-        from tensorflow import keras
-
-        def build():
-            # layers
-            probe = keras.layers.Dense(3)
-            head = keras.layers.Dense(1)
-            return head
-        """
-    assert fixed(source, UM) == dedent("""
-        from tensorflow import keras
-
-        def build():
-            # layers
-            head = keras.layers.Dense(1)
-            return head
-        """)
-
-
-def test_an_emptied_function_gets_pass():
-    source = """
-        import tensorflow as tf
-
-        def build():
-            probe = tf.keras.Sequential()
-        """
-    assert fixed(source, UM) == dedent("""
-        import tensorflow as tf
-
-        def build():
-            pass
-        """)
-
-
-def test_arguments_that_call_code_make_the_removal_unsafe():
-    source = """
-        import tensorflow as tf
-
-        def build():
-            probe = tf.keras.layers.Dense(3, kernel_initializer=make())
-            return 1
-        """
-    safe_run = run(source, UM, unsafe=False)
-    assert safe_run.output == dedent(source)
-    [diagnostic] = safe_run.diagnostics
-    assert diagnostic.safety == "unsafe" and not diagnostic.applied
-    assert "probe" not in fixed(source, UM, unsafe=True)
-
-
-@pytest.mark.parametrize("source", [
-    "import tensorflow as tf\nm = tf.keras.Sequential()\nm.summary()\n",
-    "import tensorflow as tf\n_ = tf.keras.Sequential()\n",
-    "import tensorflow as tf\n__all__ = ['m']\nm = tf.keras.Sequential()\n",
-    "import tensorflow as tf\nclass A:\n    m = tf.keras.layers.Dense(1)\n",
-    "import tensorflow as tf\nclass Plain:\n    pass\np = Plain()\n",
-    "import tensorflow as tf\nx = tf.keras.Input(shape=(3,))\n",
-    "import tensorflow as tf\ndef f():\n    global m\n    m = tf.keras.Sequential()\n",
-    "import tensorflow as tf\nopt = tf.keras.optimizers.SGD()\n",
-])
-def test_used_or_non_keras_instances_stay(source):
-    assert fixed(source, UM) == source
-
-
-# --- vectorize-sample-loop ---------------------------------------------------
-
-VS = "vectorize-sample-loop"
-
-LOOP = """
-    import tensorflow as tf
-
-    def call(self, x):
-        n = tf.shape(x)[0]
-        rows = tf.TensorArray(tf.float32, size=n)
-        for j in range(n):
-            {body}
-        return rows.stack()[0], rows.stack()
-    """
-
-
-def loop_source(*lines: str) -> str:
-    return LOOP.replace("{body}", "\n            ".join(lines))
-
-
-def test_expand_dims_and_none_index_chains_are_batched():
-    source = loop_source("one = tf.expand_dims(x[j, 0], 0)",
-                         "code = self.enc(one[0][None], training=True)",
-                         "rows = rows.write(j, tf.squeeze(code, 0))")
-    assert fixed(source, VS) == dedent("""
-        import tensorflow as tf
-
-        def call(self, x):
-            n = tf.shape(x)[0]
-            one = x[:, 0]
-            code = self.enc(one, training=True)
-            rows = code
-            return rows[0], rows
-        """)
-
-
-def test_is_unsafe_so_a_safe_run_only_reports():
-    source = loop_source("rows = rows.write(j, tf.reshape(self.enc(tf.reshape(x[j], [1, 4])), [2]))")
-    result = run(source, VS, unsafe=False)
-    assert result.output == dedent(source)
-    [diagnostic] = result.diagnostics
-    assert diagnostic.safety == "unsafe" and not diagnostic.applied
-
-
-@pytest.mark.parametrize("lines", [
-    ("code = self.enc(tf.reshape(x[j], [1, 4])) * j", "rows = rows.write(j, code[0])"),
-    ("code = self.enc(tf.reshape(x[j], [1, 4]))", "rows = rows.write(0, code[0])"),
-    ("code = tf.reduce_sum(x[j])", "rows = rows.write(j, code)"),
-    ("code = self.enc(x[j])", "rows = rows.write(j, code)"),
-    ("if j:", "    rows = rows.write(j, x[j])"),
-])
-def test_anything_but_a_pure_chain_stays(lines):
-    source = loop_source(*lines)
-    assert fixed(source, VS) == dedent(source)
-
-
-def test_a_loop_over_positions_is_not_a_sample_loop():
-    source = """
-        import tensorflow as tf
-
-        def call(self, x):
-            steps = x.shape[1]
-            codes = tf.TensorArray(tf.float32, size=steps)
-            for t in range(steps):
-                codes = codes.write(t, tf.reshape(self.enc(tf.reshape(x[t], [1, 4])), [2]))
-            return codes.stack()
-        """
-    assert fixed(source, VS) == dedent(source)
-
-
 def test_the_seed_through_every_seed000_recipe_is_the_seeds_fixed_code():
     before = (FIXTURES / "numpy-accumulator" / "seed_hierarchical.before.py").read_text()
     result = transform(before, "seed.py", Options(tuple(resolve([NA, UM, VS])), unsafe_fixes=True))
@@ -472,8 +283,6 @@ def test_the_seed_through_every_seed000_recipe_is_the_seeds_fixed_code():
 
         """)
 
-
-# --- the seed, end to end (TensorFlow) ----------------------------------------
 
 @pytest.mark.tf
 def test_seed_rewritten_by_the_safe_recipes_trains(tmp_path):
@@ -503,3 +312,115 @@ def test_seed_rewritten_by_the_safe_recipes_trains(tmp_path):
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
                           env=env, timeout=300)
     assert "TRAINS" in done.stdout, done.stderr[-2000:]
+
+
+# --- failure classes of issue 11 ----------------------------------------------
+
+CASES = [
+    invalid("layer_call_in_a_loop", """
+        import numpy as np
+        import tensorflow as tf
+
+
+        class Encoder(tf.keras.layers.Layer):
+            def call(self, inputs):
+                steps = inputs.shape[1]
+                hidden = np.zeros((steps, 8))
+                for t in range(steps):
+                    hidden[t, :] = self.dense(inputs[:, t])
+                return hidden
+        """, "a layer's output copied into NumPy inside call()", safety="safe", fixable=True),
+    invalid("argmax_is_a_tensor", """
+        import numpy as np
+        import tensorflow as tf
+
+
+        def decode(logits, steps):
+            picks = np.zeros(steps)
+            for i in range(steps):
+                picks[i] = tf.argmax(logits[i])
+            return picks
+        """, "values whose kind is knowable: tf.argmax(...) is a tensor"),
+    invalid("compat_v2_import", """
+        import numpy as np
+        import tensorflow.compat.v2 as tf
+
+
+        def decode(logits, steps):
+            picks = np.zeros(steps)
+            for i in range(steps):
+                picks[i] = tf.reduce_max(logits[i])
+            return picks
+        """, "import spellings: tensorflow.compat.v2", xfail=NEEDS_MODEL),
+    invalid("model_call_is_a_tensor", """
+        import numpy as np
+
+
+        def encode(model, inputs, steps):
+            codes = np.zeros((steps, 4))
+            for i in range(steps):
+                codes[i] = model(inputs[i])
+            return codes
+        """, "values whose kind is knowable: model(x) is a tensor", xfail=NEEDS_MODEL),
+    invalid("annotated_parameter", """
+        import numpy as np
+        import tensorflow as tf
+
+
+        def gather(x: tf.Tensor, steps: int):
+            out = np.zeros(steps)
+            for i in range(steps):
+                out[i] = x[i]
+            return out
+        """, "values whose kind is knowable: a parameter annotated tf.Tensor", xfail=NEEDS_MODEL),
+    invalid("snippet_without_imports", """
+        def decode(logits, steps):
+            picks = np.zeros(steps)
+            for i in range(steps):
+                picks[i] = tf.reduce_max(logits[i])
+            return picks
+        """, "import spellings: a pasted snippet using np./tf. unbound", xfail=NEEDS_MODEL),
+    valid("constant_mask", """
+        import numpy as np
+        import tensorflow as tf
+
+
+        def mask(steps):
+            keep = np.zeros(steps)
+            for i in range(steps):
+                keep[i] = 1.0 if i % 2 else 0.0
+            return tf.constant(keep)
+        """, "a buffer filled with constants is NumPy's business"),
+    valid("writes_after_the_tape_closed", """
+        import numpy as np
+        import tensorflow as tf
+
+
+        def train_step(model, x, y, optimizer):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(tf.square(model(x) - y))
+            grads = tape.gradient(loss, model.trainable_variables)
+            optimizer.apply_gradients(zip(grads, model.trainable_variables))
+            norms = np.zeros(len(grads))
+            for i in range(len(grads)):
+                norms[i] = tf.norm(grads[i])
+            return norms
+        """, "gradient context: NumPy writes after the tape has closed cut nothing",
+          xfail=NEEDS_MODEL),
+    valid("sampling_code", """
+        import numpy as np
+        import tensorflow as tf
+
+
+        def sample(logits, n):
+            drawn = np.zeros(n)
+            for i in range(n):
+                drawn[i] = tf.squeeze(tf.random.categorical(logits, 1))
+            return drawn
+        """, "gradient context: sampling code is not differentiated", xfail=NEEDS_MODEL),
+]
+
+
+@pytest.mark.parametrize("case", params(CASES))
+def test_failure_class(case):
+    check_case(RECIPE, case)

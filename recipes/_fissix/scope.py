@@ -1,126 +1,140 @@
-"""Statement-level helpers for the seed-003 recipes: blocks, bindings, the
-assignment that reaches a use, module aliases, and tree surgery that keeps
-comments and indentation.
-
-Everything here is conservative: an answer it cannot prove is None/False.
-"""
+"""Statements, scopes and bindings in the fissix tree: the import table,
+the statements of a block, what a statement binds, the assignment that
+reaches a use, GradientTape blocks."""
 
 from __future__ import annotations
 
 import keyword
 import re
-from typing import Iterator, List, Optional, Set, Tuple
+from typing import Dict, Iterator, List, Optional, Set, Tuple
 
-from fissix import pygram
 from fissix.pgen2 import token
 from fissix.pytree import Leaf, Node
 
-from migrate.engine import parse
-from recipes._ast import dotted_name as dotted
-from recipes._ast import enclosing, is_name
+from recipes._fissix.nodes import is_name, literal_elements, name_leaves, split_call, syms, unparen
+from recipes._fissix.cache import nodes_of_type
+from recipes._pyast import Declarations
 
-syms = pygram.python_symbols
+LAYOUT = (token.NEWLINE, token.INDENT, token.DEDENT, token.ENDMARKER)  # tokens between statements
+
+_STATEMENT_CONTAINERS = (
+    syms.file_input, syms.suite, syms.simple_stmt, syms.if_stmt, syms.try_stmt, syms.with_stmt,
+    syms.for_stmt, syms.while_stmt, syms.funcdef, syms.classdef, syms.decorated,
+    syms.async_stmt, syms.async_funcdef,
+)
+
+
+def import_statements(root) -> List:
+    """Every ``import``/``from ... import`` node, found without walking into
+    expressions (cheap on large files)."""
+    found, stack = [], [root]
+    while stack:
+        node = stack.pop()
+        if node.type in (syms.import_name, syms.import_from):
+            found.append(node)
+        elif node.type in _STATEMENT_CONTAINERS:
+            stack.extend(reversed(node.children))
+    return found
+
+
+def import_table(root) -> Declarations:
+    """What the file's import statements bind (``import m as x``, ``from m
+    import a as b``; relative imports left out), in one walk."""
+    table = Declarations()
+    for node in import_statements(root):
+        if node.type == syms.import_name:
+            target = node.children[1]
+            items = target.children if target.type == syms.dotted_as_names else [target]
+            for item in items:
+                if item.type == syms.dotted_as_name:
+                    table.aliases.setdefault(dotted_name_text(item.children[0]), set()).add(
+                        item.children[2].value)
+                elif item.type != token.COMMA:
+                    module = dotted_name_text(item)
+                    table.aliases.setdefault(module, set()).add(module)
+        elif not dotted_name_text(node.children[1]).startswith("."):  # not a relative import
+            names = table.names.setdefault(dotted_name_text(node.children[1]), {})
+            for child in node.children[3:]:
+                items = child.children if child.type == syms.import_as_names else [child]
+                for item in items:
+                    if item.type == syms.import_as_name:
+                        names[item.children[2].value] = item.children[0].value
+                    elif is_name(item):
+                        names[item.value] = item.value
+    return table
+
+
+def dotted_name_text(node) -> str:
+    return "".join(leaf.value for leaf in node.leaves()) if isinstance(node, Node) else node.value
+
+
+_SCOPES = (syms.funcdef, syms.classdef, syms.lambdef)
+
 
 COMPOUND = {syms.if_stmt, syms.for_stmt, syms.while_stmt, syms.with_stmt, syms.try_stmt,
             syms.funcdef, syms.classdef, syms.async_stmt, syms.async_funcdef, syms.decorated}
+
+
 LOOPS = {syms.for_stmt, syms.while_stmt}
-_BLOCK_FILLER = {token.NEWLINE, token.INDENT, token.DEDENT, token.ENDMARKER}
 
 
-# ---------------------------------------------------------------- text / shape
-
-def code(node) -> str:
-    """Canonical text of an expression: its leaves without whitespace/comments."""
-    return "".join(leaf.value for leaf in node.leaves())
-
-
-def shown(node) -> str:
-    """An expression as the user wrote it, on one line (for messages)."""
-    return re.sub(r"\s+", " ", str(node).strip())
-
-
-def split_call(node) -> Optional[Tuple[str, List]]:
-    """(dotted callee, argument nodes) when ``node`` is exactly ``a.b.c(args)``."""
-    if node.type != syms.power or len(node.children) < 2:
-        return None
-    last = node.children[-1]
-    if not (last.type == syms.trailer and last.children[0].value == "("):
-        return None
-    head = node.children[:-1]
-    if len(head) == 1:
-        callee = dotted(head[0])
-    else:
-        callee = dotted(Node(syms.power, [c.clone() for c in head]))
-    if callee is None:
-        return None
-    return callee, call_args(last)
-
-
-def call_args(trailer) -> List:
-    """Argument nodes of a call trailer ``( ... )``."""
-    if len(trailer.children) == 2:
-        return []
-    inner = trailer.children[1]
-    if inner.type == syms.arglist:
-        return [c for c in inner.children if not (isinstance(c, Leaf) and c.value == ",")]
-    return [inner]
-
-
-def keyword_arg(arg) -> Optional[Tuple[str, object]]:
-    """(name, value) for a ``name=value`` argument."""
-    if arg.type == syms.argument and len(arg.children) == 3 and arg.children[1].value == "=":
-        return arg.children[0].value, arg.children[2]
-    return None
-
-
-def literal_elements(node) -> Optional[List]:
-    """Elements of a list/tuple display (``[a, b]``, ``(a, b)``), else None."""
-    if node.type != syms.atom or node.children[0].value not in "[(":
-        return None
-    if len(node.children) == 2:
-        return []
-    inner = node.children[1]
-    if inner.type in (syms.listmaker, syms.testlist_gexp):
-        if any(c.type in (syms.comp_for,) for c in inner.children):
-            return None
-        return [c for c in inner.children if not (isinstance(c, Leaf) and c.value == ",")]
-    if node.children[0].value == "[":
-        return [inner]
-    return None
-
-
-def unparen(node):
-    while node.type == syms.atom and node.children[0].value == "(" and literal_elements(node) is None \
-            and len(node.children) == 3:
-        node = node.children[1]
+def enclosing(node, *types):
+    """Nearest proper ancestor of one of ``types``."""
+    node = node.parent
+    while node is not None and node.type not in types:
+        node = node.parent
     return node
 
 
-def name_leaves(node) -> Iterator[Leaf]:
-    """Variable references: NAME leaves that are not attribute names, keyword
-    argument names or def/class names."""
-    for leaf in node.leaves():
-        if leaf.type != token.NAME or leaf.value in _KEYWORDS:
-            continue
-        prev = leaf.prev_sibling
-        if prev is not None and isinstance(prev, Leaf) and prev.value == ".":
-            continue
-        parent = leaf.parent
-        if parent is not None and parent.type == syms.argument and parent.children[0] is leaf \
-                and len(parent.children) == 3 and parent.children[1].value == "=":
-            continue
-        if parent is not None and parent.type in (syms.funcdef, syms.classdef) and parent.children[1] is leaf:
-            continue
-        yield leaf
+def enclosing_function(node):
+    """The funcdef around ``node``; None at module level."""
+    return enclosing(node, syms.funcdef)
 
 
-_KEYWORDS = {"True", "False", "None", "and", "or", "not", "in", "is", "if", "else", "for",
-             "lambda", "await", "yield", "return", "def", "class", "with", "as", "import",
-             "from", "while", "try", "except", "finally", "pass", "break", "continue", "del",
-             "global", "nonlocal", "raise", "assert", "elif", "async"}
+def scope_nodes(scope) -> Iterator:
+    """Nodes of ``scope`` (a funcdef or file_input) outside nested
+    functions, classes and lambdas."""
+    body = scope.children[-1] if scope.type == syms.funcdef else scope
+    stack = [body]
+    while stack:
+        node = stack.pop()
+        yield node
+        for child in reversed(node.children):
+            if child.type not in _SCOPES:
+                stack.append(child)
 
 
-# ---------------------------------------------------------------- statements
+def statement_of(node):
+    """The statement (a direct child of a suite or file_input) containing ``node``."""
+    while node.parent is not None and node.parent.type not in (syms.suite, syms.file_input):
+        node = node.parent
+    return node
+
+
+def single_assignment(node) -> Optional[Tuple[object, object]]:
+    """(target, value) when ``node`` is an ``expr_stmt`` ``target = value``."""
+    if node.type != syms.expr_stmt or len(node.children) != 3:
+        return None
+    if node.children[1].type != token.EQUAL:
+        return None
+    return node.children[0], node.children[2]
+
+
+def is_sole_statement_on_line(expr_stmt) -> bool:
+    """True when the expr_stmt is the only small statement of its line (no ``;``)."""
+    parent = expr_stmt.parent
+    return parent is not None and parent.type == syms.simple_stmt and len(parent.children) == 2
+
+
+def bindings(scope) -> Dict[str, List]:
+    """name -> values of every ``name = value`` in ``scope`` (outside nested scopes)."""
+    found: Dict[str, List] = {}
+    for node in scope_nodes(scope):
+        parts = single_assignment(node)
+        if parts and is_name(parts[0]):
+            found.setdefault(parts[0].value, []).append(parts[1])
+    return found
+
 
 def is_block(node) -> bool:
     return node.type in (syms.suite, syms.file_input)
@@ -130,7 +144,7 @@ def statements(block) -> List:
     """Statements of a suite / file_input (or a one-line body)."""
     if not is_block(block):
         return [block]
-    return [c for c in block.children if not (isinstance(c, Leaf) and c.type in _BLOCK_FILLER)]
+    return [c for c in block.children if not (isinstance(c, Leaf) and c.type in LAYOUT)]
 
 
 def enclosing_statement(node):
@@ -141,15 +155,6 @@ def enclosing_statement(node):
             return node
         node = parent
     return None
-
-
-def attached(node, root) -> bool:
-    """Is ``node`` still part of the tree under ``root`` (not replaced away)?"""
-    while node is not None:
-        if node is root:
-            return True
-        node = node.parent
-    return False
 
 
 def scope_of(node):
@@ -165,13 +170,10 @@ def blocks(tree) -> Iterator:
 
 
 def simple_assignment(stmt) -> Optional[Tuple[object, object]]:
-    """(target, value) of ``target = value`` on its own line."""
+    """(target, value) of ``target = value`` on its own line (a simple_stmt)."""
     if stmt.type != syms.simple_stmt or len(stmt.children) != 2:
         return None
-    expr = stmt.children[0]
-    if expr.type != syms.expr_stmt or len(expr.children) != 3 or expr.children[1].type != token.EQUAL:
-        return None
-    return expr.children[0], expr.children[2]
+    return single_assignment(stmt.children[0])
 
 
 def assigned_name(stmt) -> Optional[str]:
@@ -339,8 +341,6 @@ def fresh_name(base: str, taken: Set[str]) -> str:
     return name
 
 
-# ---------------------------------------------------------------- tapes
-
 class Tape:
     """A ``with ...GradientTape(...) as name:`` statement."""
 
@@ -380,8 +380,8 @@ class Tape:
 def tapes(tree) -> List[Tape]:
     """Every ``with ...GradientTape(...) as name:`` in the tree."""
     found = []
-    for node in tree.pre_order():
-        if node.type != syms.with_stmt or len(node.children) != 4:
+    for node in nodes_of_type(tree, syms.with_stmt):
+        if len(node.children) != 4:
             continue
         item = node.children[1]
         if item.type != syms.with_item or not is_name(item.children[2]):
@@ -392,129 +392,6 @@ def tapes(tree) -> List[Tape]:
     return found
 
 
-# ---------------------------------------------------------------- surgery
-
-def parse_statement(source: str):
-    """One statement node parsed from ``source`` (no prefix), detached."""
-    stmt = parse(source.rstrip("\n") + "\n").children[0]
-    stmt.remove()
-    stmt.prefix = ""
-    return stmt
-
-
-def parse_expression(source: str):
-    stmt = parse_statement(source)
-    expr = stmt.children[0]
-    expr.remove()
-    return expr
-
-
-def indent_of(stmt) -> str:
-    return " " * next(stmt.leaves()).column
-
-
-def insert_before(stmt, new_stmt) -> None:
-    """Insert ``new_stmt`` just above ``stmt`` at the same indentation; the
-    comments above ``stmt`` stay above the pair."""
-    indent = indent_of(stmt)
-    new_stmt.prefix = "" if _first_in_suite(stmt) else stmt.prefix
-    stmt.prefix = indent
-    parent = stmt.parent
-    parent.insert_child(parent.children.index(stmt), new_stmt)
-
-
-def _first_in_suite(stmt) -> bool:
-    prev = stmt.prev_sibling
-    return prev is not None and isinstance(prev, Leaf) and prev.type == token.INDENT
-
-
-def remove_statement(stmt) -> None:
-    """Delete a statement; its comments (above it and at its end) move to the
-    statement that follows."""
-    lines = [line for line in stmt.prefix.splitlines() if line.strip()]
-    newline = stmt.children[-1] if stmt.type == syms.simple_stmt else None
-    if newline is not None and newline.prefix.strip().startswith("#"):
-        lines.append(indent_of(stmt) + newline.prefix.strip())
-    comments = "".join(line + "\n" for line in lines)
-    following = stmt.next_sibling
-    first = _first_in_suite(stmt)
-    stmt.remove()
-    if following is None:
-        return
-    if first and not isinstance(following, Leaf):
-        own = "".join(line + "\n" for line in following.prefix.splitlines() if line.strip())
-        following.prev_sibling.prefix += comments + own
-        following.prefix = ""
-    else:
-        following.prefix = comments + following.prefix
-
-
-def move_leading_comments(source_stmt, target_stmt) -> None:
-    """Move the comment lines above one statement to above another."""
-    lines = [line.strip() for line in source_stmt.prefix.splitlines() if line.strip().startswith("#")]
-    if not lines:
-        return
-    comments = "".join(indent_of(target_stmt) + line + "\n" for line in lines)
-    source_stmt.prefix = source_stmt.prefix[source_stmt.prefix.rfind("\n") + 1:]
-    if _first_in_suite(target_stmt):
-        target_stmt.prev_sibling.prefix += comments
-    else:
-        cut = target_stmt.prefix.rfind("\n") + 1
-        target_stmt.prefix = target_stmt.prefix[:cut] + comments + target_stmt.prefix[cut:]
-
-
-def move_trailing_comment(source_stmt, target_stmt) -> None:
-    """Move ``# comment`` at the end of one simple statement's line to
-    another's, unless that one already has its own."""
-    src, dst = source_stmt.children[-1], target_stmt.children[-1]
-    if src.prefix.strip().startswith("#") and not dst.prefix.strip():
-        dst.prefix, src.prefix = src.prefix, ""
-
-
-def occurrences(root, expr) -> List[Tuple[object, int]]:
-    """Where ``expr`` is evaluated inside ``root``: (node, k) pairs; k > 0 when
-    ``expr`` is the first k children of a longer ``power`` node
-    (``path[i].shape`` holds ``path[i]``), k == 0 for a whole node."""
-    wanted = code(expr)
-    found = []
-    parts = [code(c) for c in expr.children] if expr.type == syms.power else None
-    for node in root.pre_order():
-        if node.type == expr.type and code(node) == wanted:
-            found.append((node, 0))
-        elif parts and node.type == syms.power and len(node.children) > len(parts) \
-                and [code(c) for c in node.children[:len(parts)]] == parts:
-            found.append((node, len(parts)))
-    return found
-
-
-def substitute(node, k: int, name: str) -> None:
-    """Replace an occurrence found by `occurrences` with the variable ``name``."""
-    leaf = Leaf(token.NAME, name)
-    if k == 0:
-        replace_with(node, leaf)
-        return
-    head = node.children[:k]
-    leaf.prefix = head[0].prefix
-    for child in head:
-        child.remove()
-    node.insert_child(0, leaf)
-
-
-def fill(template: str, **parts):
-    """Parse a statement from ``template`` whose ``__name__`` placeholders are
-    replaced by the given (detached or cloned) nodes."""
-    stmt = parse_statement(template)
-    for leaf in list(stmt.leaves()):
-        key = leaf.value.strip("_") if leaf.value.startswith("__") else None
-        if key in parts:
-            node = parts[key]
-            if node.parent is not None:
-                node.remove()
-            node.prefix = leaf.prefix
-            leaf.replace(node)
-    return stmt
-
-
-def replace_with(old, new) -> None:
-    new.prefix = old.prefix
-    old.replace(new)
+def tapes_by_statement(root) -> Dict[int, Tape]:
+    """id(with statement) -> its Tape, for the whole tree."""
+    return {id(tape.stmt): tape for tape in tapes(root)}

@@ -1,0 +1,97 @@
+"""Line edits between two versions of a text, and the line map they imply."""
+
+from __future__ import annotations
+
+import difflib
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from .result import Edit
+
+Owned = Tuple[Edit, Optional[str]]  # an edit and the recipe that made it (None: several)
+
+
+def line_edits(old: str, new: str) -> List[Edit]:
+    """Line-level edits turning ``old`` into ``new`` (1-based, end exclusive).
+    One diff of the whole text per changed pass, never per finding."""
+    if old == new:
+        return []
+    a, b = old.splitlines(keepends=True), new.splitlines(keepends=True)
+    edits = []
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag != "equal":
+            edits.append(Edit(i1 + 1, 1, i2 + 1, 1, "".join(b[j1:j2])))
+    return edits
+
+
+def pass_edits(old_lines: List[str], spans: Sequence[Tuple[object, int]], root,
+               owners: Dict[int, str]) -> Tuple[str, List[Owned]]:
+    """The text of ``root`` after a pass, and its edits relative to the
+    pass's text (``old_lines``, with line ends), each with its recipe.
+
+    ``spans`` are the module's top-level statements before the pass, each
+    with the line its text begins on. A statement no modifier touched is
+    copied from the old lines (never stringified again); each run of
+    statements one recipe changed, added or removed is diffed alone: a pass
+    costs what it changed, and one recipe's edits never merge with another's.
+    """
+    index = {id(node): k for k, (node, _) in enumerate(spans)}
+    bounds = [line for _, line in spans] + [len(old_lines) + 1]
+    units = []  # (first old line, end old line, new text or None if untouched, owner)
+    done = 0
+    for child in root.children:
+        k = index.get(id(child))
+        if k is None or k < done:  # added (or moved) by a modifier
+            units.append((bounds[done], bounds[done], str(child), owners.get(id(child))))
+            continue
+        units.extend((bounds[r], bounds[r + 1], "", owners.get(id(spans[r][0])))
+                     for r in range(done, k))  # removed
+        text = str(child) if child.was_changed else None
+        units.append((bounds[k], bounds[k + 1], text, owners.get(id(child))))
+        done = k + 1
+    units.extend((bounds[r], bounds[r + 1], "", owners.get(id(spans[r][0]))) for r in range(done, len(spans)))
+
+    pieces: List[str] = []
+    edits: List[Owned] = []
+    k = 0
+    while k < len(units):
+        first, end, text, owner = units[k]
+        if text is None:
+            pieces.append("".join(old_lines[first - 1:end - 1]))
+            k += 1
+            continue
+        new = [text]
+        while k + 1 < len(units) and units[k + 1][2] is not None and units[k + 1][3] == owner:
+            k += 1
+            end = units[k][1]
+            new.append(units[k][2])
+        pieces.extend(new)
+        for edit in line_edits("".join(old_lines[first - 1:end - 1]), "".join(new)):
+            shift = first - 1
+            edits.append((Edit(edit.line + shift, 1, edit.end_line + shift, 1, edit.replacement), owner))
+        k += 1
+    return "".join(pieces), edits
+
+
+def old_lines(edits: Sequence[Edit], line: int) -> Tuple[int, int]:
+    """The lines (first, last) of the old text that ``line`` of the new text
+    comes from: the same line shifted past the edits before it, or the lines
+    an edit replaced when ``line`` is in that edit's replacement."""
+    shift = 0
+    for edit in edits:  # in order of position, as line_edits makes them
+        start = edit.line + shift  # where this edit's replacement starts in the new text
+        added = edit.replacement.count("\n")
+        if line < start:
+            break
+        if line < start + added:
+            return edit.line, max(edit.line, edit.end_line - 1)
+        shift += added - (edit.end_line - edit.line)
+    return line - shift, line - shift
+
+
+def apply_edits(source: str, edits: Sequence[Edit]) -> str:
+    """Apply non-overlapping line edits (relative to ``source``)."""
+    lines = source.splitlines(keepends=True)
+    for edit in sorted(edits, key=lambda e: (e.line, e.end_line), reverse=True):
+        lines[edit.line - 1:edit.end_line - 1] = [edit.replacement] if edit.replacement else []
+    return "".join(lines)

@@ -1,0 +1,186 @@
+"""One traversal of one fissix tree by every enabled recipe.
+
+All the recipes' Bowler queries are compiled into one BowlerTool (one fissix
+RefactoringTool) whose fixers are matched by fissix's bottom matcher: one walk
+over the leaves finds the candidate nodes of every pattern, then each fixer's
+filters and modifiers run on its nodes, deepest first.
+
+Every filter and modifier is wrapped so that:
+- `propose` sees the recipe it belongs to (a PassContext per recipe);
+- a recipe that raises is recorded as crashed and called no more (the
+  engine re-runs the pass without it, since it may have half-mutated the tree);
+- a recipe never analyses code that another recipe changed in the same pass:
+  a node in a top-level statement another recipe has mutated is left for the
+  next pass, which sees the re-parsed text (so every finding is made on real
+  text with real line numbers, and follow-on findings can be told apart).
+"""
+
+from __future__ import annotations
+
+import contextvars
+import importlib
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence, Tuple
+
+from fissix import pygram, pytree
+
+from .recipe import PassContext, Recipe, running, stop_running
+
+if TYPE_CHECKING:
+    from bowler.tool import BowlerTool
+
+GRAMMAR = pygram.python_grammar_no_print_and_exec_statement
+_FILE_INPUT = pygram.python_symbols.file_input
+
+
+@dataclass
+class Pass:
+    """What one traversal of one tree records."""
+
+    root: Optional[pytree.Node]  # None once the pass is over
+    contexts: Dict[str, PassContext]
+    spans: List[Tuple[pytree.Base, int]] = field(default_factory=list)  # top-level statements, first lines
+    owners: Dict[int, str] = field(default_factory=dict)  # id(top-level statement) -> recipe id
+    crashed: Dict[str, str] = field(default_factory=dict)  # recipe id -> error
+    postponed: set = field(default_factory=set)  # recipes with a match left for the next pass
+    modified: bool = False  # a modifier ran (the tree may have changed)
+    called: set = field(default_factory=set)  # (callback, node) pairs already called
+
+    def proposals(self) -> List:
+        """Recipe by recipe, each in the order of the text (the bottom
+        matcher visits the deepest nodes first)."""
+        return [p for ctx in self.contexts.values()
+                for p in sorted(ctx.proposals, key=lambda p: (p.line, p.column))]
+
+
+_active: contextvars.ContextVar[Pass] = contextvars.ContextVar("tf_migrate_traversal")
+_tools: Dict[Tuple[str, ...], "BowlerTool"] = {}
+
+
+def run(recipes: Sequence[Recipe], tree: pytree.Node, path: str, contexts: Dict[str, PassContext]) -> Pass:
+    """Traverse ``tree`` once with every recipe of ``recipes`` (mutating it)."""
+    state = Pass(tree, contexts, spans(tree))
+    token = _active.set(state)
+    try:
+        tool(recipes).refactor_tree(tree, path)
+    finally:
+        _active.reset(token)
+        if state.modified:
+            forget(tree)
+    return state
+
+
+def forget(tree: pytree.Node) -> None:
+    """Drop what recipes cached about a tree a modifier has mutated: the
+    per-tree facts and the semantic model (recipes/_model), if present."""
+    for module in ("recipes._fissix.cache", "recipes._model"):
+        try:
+            drop = importlib.import_module(module).forget
+        except (ImportError, AttributeError):
+            continue
+        drop(tree)
+
+
+def tool(recipes: Sequence[Recipe]) -> "BowlerTool":
+    """The BowlerTool of these recipes, compiled once per process. Bowler is
+    imported on first use: a run answered from the cache needs none."""
+    key = tuple(r.id for r in recipes)
+    found = _tools.get(key)
+    if found is None:
+        from bowler.tool import BowlerTool
+
+        fixers = [fixer for recipe in recipes for fixer in _fixers(recipe)]
+        found = BowlerTool(fixers, interactive=False, write=False, silent=True,
+                           options={"print_function": True})
+        found.driver.grammar = GRAMMAR
+        # fissix fills a node-walk table with every node type even when no
+        # fixer needs that walk: emptied, refactor_tree skips the walk and
+        # the bottom matcher's pass over the leaves is the only traversal
+        if not found.bmi_pre_order:
+            found.bmi_pre_order_heads = {}
+        if not found.bmi_post_order:
+            found.bmi_post_order_heads = {}
+        _tools[key] = found
+    return found
+
+
+def _fixers(recipe: Recipe) -> list:
+    """The recipe's Bowler query compiled to fixer classes, its callbacks
+    wrapped (see the module docstring), matched by the bottom matcher."""
+    from bowler import Query
+
+    query = recipe.query(Query())
+    for transform in query.transforms:
+        transform.filters[:] = [_guarded(recipe, f, filtering=True) for f in transform.filters]
+        transform.callbacks[:] = [_guarded(recipe, c, filtering=False) for c in transform.callbacks]
+    fixers = query.compile()
+    for fixer in fixers:
+        fixer.BM_compatible = _bottom_matchable(fixer)
+    return fixers
+
+
+def _bottom_matchable(fixer) -> bool:
+    """Can fissix's bottom matcher find this pattern's nodes? It climbs from
+    one leaf of the pattern chosen for being a name literal (``'watch'``);
+    a path that starts at a bare ``NAME`` or an operator (``'='``) never
+    matches, so such a pattern (suffix-mixup's ``name_N = ...``) is left
+    to fissix's node-by-node traversal."""
+    from fissix import btm_utils
+    from fissix.pgen2 import token
+
+    reduced = btm_utils.reduce_tree(fixer({"print_function": True}, []).pattern_tree)
+    path = reduced.get_linear_subpattern() if reduced is not None else None
+    return bool(path) and (isinstance(path[0], str) or path[0] not in (-1, token.NAME))
+
+
+def spans(root: pytree.Node) -> List[Tuple[pytree.Base, int]]:
+    """Each top-level statement with the line its text (prefix included) begins on."""
+    found = []
+    for child in root.children:
+        first = child if isinstance(child, pytree.Leaf) else next(child.leaves())
+        found.append((child, first.lineno - first.prefix.count("\n")))
+    return found
+
+
+def top_statement(node) -> pytree.Base:
+    """The statement directly under the module that contains ``node``."""
+    while node.parent is not None and node.parent.type != _FILE_INPUT:
+        node = node.parent
+    return node
+
+
+def _guarded(recipe: Recipe, callback: Callable, filtering: bool) -> Callable:
+    def call(node, capture, filename):
+        state = _active.get()
+        if recipe.id in state.crashed or (id(call), id(node)) in state.called:
+            return False if filtering else None  # the bottom matcher may report a node twice
+        state.called.add((id(call), id(node)))
+        top = top_statement(node)
+        if state.owners.get(id(top), recipe.id) != recipe.id:
+            state.postponed.add(recipe.id)
+            return False if filtering else None
+        root_size = len(state.root.children)
+        token = running(state.contexts[recipe.id])
+        try:
+            return callback(node, capture, filename)
+        except Exception as err:  # a recipe bug must not take the others down
+            state.crashed[recipe.id] = f"{type(err).__name__}: {err}"
+            return False if filtering else None
+        finally:
+            stop_running(token)
+            if not filtering:
+                state.modified = True
+                _claim(state, recipe.id, top, root_size)
+
+    return call
+
+
+def _claim(state: Pass, recipe: str, top, root_size: int) -> None:
+    """Record the top-level statements ``recipe``'s modifier changed, removed or added."""
+    if top.was_changed or top.parent is None:
+        state.owners.setdefault(id(top), recipe)
+    if len(state.root.children) != root_size:  # statements added or removed at module level
+        known = {id(node) for node, _ in state.spans}
+        for child in state.root.children:
+            if child.was_changed or id(child) not in known:
+                state.owners.setdefault(id(child), recipe)

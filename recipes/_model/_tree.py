@@ -1,0 +1,14 @@
+"""The one door from the model to the project's fissix tree helpers.
+
+The model imports tree helpers only from here, so when the helper modules
+are consolidated or renamed, this file is the only one that changes.
+"""
+
+from fissix import pygram
+from fissix.pgen2 import token
+
+from recipes._fissix import literal_elements, split_arguments, statements, unparen
+
+syms = pygram.python_symbols
+
+__all__ = ["literal_elements", "split_arguments", "statements", "syms", "token", "unparen"]

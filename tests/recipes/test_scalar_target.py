@@ -1,0 +1,277 @@
+"""scalar-target: edge cases beyond the fixtures (moved from the seed-named test
+files), then VALID / INVALID cases for the failure classes of issue 11 (a
+VALID case must give no finding; an INVALID one's findings and fix are a
+JSON snapshot under tests/snapshots/scalar-target/)."""
+
+from __future__ import annotations
+
+import pytest
+
+from recipe_cases import check_case, invalid, only, params, run_body, valid
+
+RECIPE = "scalar-target"
+
+
+def test_scalar_target_selects_the_target_index_option():
+    body = """
+        def f(model, x):
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+            return tape.gradient(model(x), x)
+        """
+    result = run_body(body, "scalar-target", target_index=2)
+    assert "return tape.gradient(model(x)[:, 2], x)" in result.output
+    finding = only(result)
+    assert finding.safety == "unsafe" and "sum of all its outputs" in finding.message
+    assert run_body(body, "scalar-target", unsafe=False).output == result.source
+
+
+def test_scalar_target_selects_once_per_gradient_with_two_tapes_of_one_name():
+    result = run_body("""
+        def f(model, x):
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                first = model(x)
+            g1 = tape.gradient(first, x)
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                second = model(x * 2)
+                g2 = tape.gradient(second, x)
+            return g1, g2
+        """, "scalar-target")
+    assert "first = model(x)[:, 0]\n" in result.output
+    assert "second = model(x * 2)[:, 0]\n" in result.output
+    assert len(result.diagnostics) == 2
+
+
+@pytest.mark.parametrize("body", [
+    # a training step: the sources are variables, nothing is watched
+    "def f(model, x, y):\n    with tf.GradientTape() as tape:\n        p = model(x)\n"
+    "        loss = tf.reduce_mean((p - y) ** 2)\n    return tape.gradient(loss, model.trainable_variables)\n",
+    # already one target
+    "def f(model, x):\n    with tf.GradientTape() as tape:\n        tape.watch(x)\n"
+    "        p = model(x)[:, 1]\n    return tape.gradient(p, x)\n",
+    # a loss function returns a scalar
+    "def f(loss_fn, x):\n    with tf.GradientTape() as tape:\n        tape.watch(x)\n"
+    "        p = loss_fn(x)\n    return tape.gradient(p, x)\n",
+    # a TensorFlow reduction is not a model
+    "def f(x):\n    with tf.GradientTape() as tape:\n        tape.watch(x)\n"
+    "        p = tf.reduce_sum(x)\n    return tape.gradient(p, x)\n",
+])
+def test_scalar_target_leaves_these_alone(body):
+    result = run_body(body, "scalar-target")
+    assert result.output == result.source and not result.diagnostics
+
+
+@pytest.mark.parametrize("model", [
+    # bound in scope to a Keras constructor or loader, under any name
+    "m = tf.keras.Sequential([tf.keras.layers.Dense(2)])",
+    "m = tf.keras.models.load_model(path)",
+    "m = tf.keras.Model(inputs, outputs)",
+    # a class of this file that subclasses Model (through another one)
+    "m = Scorer()",
+    # an alias of a name spelled like a model
+    "m = base_model",
+])
+def test_scalar_target_knows_a_model_by_its_binding(model):
+    result = run_body(f"""
+        class Base(tf.keras.Model):
+            pass
+
+
+        class Scorer(Base):
+            pass
+
+
+        def f(x, path, inputs, outputs, base_model):
+            {model}
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                pred = m(x)
+            return tape.gradient(pred, x)
+        """, "scalar-target")
+    assert "pred = m(x)[:, 0]\n" in result.output
+    assert only(result).safety == "unsafe"
+
+
+def test_scalar_target_knows_a_model_attribute_of_self():
+    result = run_body("""
+        class Explainer:
+            def __init__(self):
+                self.scorer = tf.keras.Sequential([tf.keras.layers.Dense(2)])
+
+            def saliency(self, x):
+                with tf.GradientTape() as tape:
+                    tape.watch(x)
+                    pred = self.scorer(x)
+                return tape.gradient(pred, x)
+        """, "scalar-target")
+    assert "pred = self.scorer(x)[:, 0]\n" in result.output
+
+
+# The former false positives of the corpus sweep (docs/corpus-findings.md),
+# each reduced to its shape, and the rules that keep them out.
+@pytest.mark.parametrize("body", [
+    # keras ops/core_test.py:721: an element-wise function bound in a branch
+    "def f(x, layer, fn, use_layer):\n    if use_layer:\n        to_derive = layer\n    else:\n"
+    "        to_derive = fn\n    with tf.GradientTape() as tape1:\n        tape1.watch(x)\n"
+    "        y = to_derive(x)\n    return tape1.gradient(y, x)\n",
+    # keras ops/core_test.py:724: a plain element-wise function
+    "def log1pexp_nan(x):\n    return tf.math.log(1 + tf.exp(x))\n\n\n"
+    "def f(x):\n    with tf.GradientTape() as tape2:\n        tape2.watch(x)\n"
+    "        z = log1pexp_nan(x)\n    return tape2.gradient(z, x)\n",
+    # keras quantizers_test.py:515: an element-wise op of another module
+    "def f(inputs, quantizers, lo, hi):\n    with tf.GradientTape() as tape:\n        tape.watch(inputs)\n"
+    "        result = quantizers.fake_quant_with_min_max_vars(inputs, lo, hi, num_bits=8)\n"
+    "    return tape.gradient(result, inputs)\n",
+    # tensorflow eager/forwardprop.py:127: output gradients passed positionally
+    "def f(model, x, aids):\n    with tf.GradientTape() as tape:\n        tape.watch(x)\n"
+    "        outputs = model(x)\n    return tape.gradient(outputs, x, aids)\n",
+    # ... and by name
+    "def f(model, x, aids):\n    with tf.GradientTape() as tape:\n        tape.watch(x)\n"
+    "        outputs = model(x)\n    return tape.gradient(outputs, x, output_gradients=aids)\n",
+    # ... or possibly, through **kwargs
+    "def f(model, x, **kwargs):\n    with tf.GradientTape() as tape:\n        tape.watch(x)\n"
+    "        outputs = model(x)\n    return tape.gradient(outputs, x, **kwargs)\n",
+    # tensorflow xent_op_test_base.py:42: a per-example loss vector
+    "def f(labels, logits, nn_ops):\n    with tf.GradientTape() as tape:\n        tape.watch(logits)\n"
+    "        loss = nn_ops.softmax_cross_entropy_with_logits(labels=labels, logits=logits)\n"
+    "    return loss, tape.gradient(loss, logits)\n",
+    # tensorflow sparse_xent_op_test_base.py:41: the same, sparse
+    "def f(labels, logits, nn_ops):\n    with tf.GradientTape() as tape:\n        tape.watch(logits)\n"
+    "        loss = nn_ops.sparse_softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits)\n"
+    "    return loss, tape.gradient(loss, logits)\n",
+    # a target named as a loss, even from a model
+    "def f(model, x):\n    with tf.GradientTape() as tape:\n        tape.watch(x)\n"
+    "        per_example_loss = model(x)\n    return tape.gradient(per_example_loss, x)\n",
+    # a name bound to something that is not a model
+    "def f(x):\n    scorer = tf.nn.softmax\n    with tf.GradientTape() as tape:\n        tape.watch(x)\n"
+    "        y = scorer(x)\n    return tape.gradient(y, x)\n",
+])
+def test_scalar_target_leaves_non_model_targets_alone(body):
+    result = run_body(body, "scalar-target")
+    assert result.output == result.source and not result.diagnostics
+
+
+# --- failure classes of issue 11 ----------------------------------------------
+
+CASES = [
+    invalid("keras_from_tensorflow", """
+        import tensorflow as tf
+        from tensorflow import keras
+
+
+        def saliency(x):
+            clf = keras.Sequential([keras.layers.Dense(10)])
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                pred = clf(x)
+            return tape.gradient(pred, x)
+        """, "import spellings: from tensorflow import keras", safety="unsafe"),
+    valid("one_output_unit", """
+        import tensorflow as tf
+
+
+        def saliency(x):
+            regressor = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                pred = regressor(x)
+            return tape.gradient(pred, x)
+        """, "model facts: one output unit is already the target"),
+    valid("training_step", """
+        import tensorflow as tf
+
+
+        def step(model, x, y):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(tf.square(model(x) - y))
+            return tape.gradient(loss, model.trainable_variables)
+        """, "a loss is a scalar"),
+]
+
+
+@pytest.mark.parametrize("case", params(CASES))
+def test_failure_class(case):
+    check_case(RECIPE, case)
+
+
+def test_scalar_target_prefers_a_class_index_in_scope_and_says_what_it_knows():
+    result = run_body("""
+        def build():
+            return tf.keras.Sequential([tf.keras.layers.Dense(4), tf.keras.layers.Dense(3)])
+
+
+        def explain(model, x, target_class_idx):
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                probs = model(x)
+            return tape.gradient(probs, x)
+
+
+        explain(build(), np.ones((1, 2)), 2)
+        """, "scalar-target")
+    assert "probs = model(x)[:, target_class_idx]\n" in result.output
+    message = only(result).message
+    assert "(3 outputs per example, built at line 7)" in message
+    assert "`target_class_idx` is the target index in scope" in message
+
+
+def test_scalar_target_says_when_it_falls_back_to_the_default_index():
+    result = run_body("""
+        def explain(model, x, labels):
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                probs = model(x)
+            return tape.gradient(probs, x)
+        """, "scalar-target")
+    assert "probs = model(x)[:, 0]\n" in result.output
+    assert "output width not known here" in only(result).message
+    assert "no target index in scope, so the default 0" in only(result).message
+
+
+@pytest.mark.parametrize("gradient", [
+    "tape.gradient(preds, img)[0]",
+    "tape.gradient(target=preds, sources=img)",
+    "tf.abs(tape.gradient(preds, img))",
+])
+def test_scalar_target_finds_gradient_calls_in_larger_expressions_and_by_keyword(gradient):
+    result = run_body(f"""
+        def saliency(model, img):
+            with tf.GradientTape() as tape:
+                tape.watch(img)
+                preds = model(img)
+            return {gradient}
+        """, "scalar-target")
+    assert "preds = model(img)[:, 0]\n" in result.output
+
+
+@pytest.mark.parametrize("build", [
+    # a subclass whose call returns a Dense(1) head
+    "class Critic(tf.keras.Model):\n    def __init__(self):\n        super().__init__()\n"
+    "        self.head = tf.keras.layers.Dense(1)\n\n    def call(self, x):\n        return self.head(x)\n\n\n"
+    "model = Critic()\n",
+    # a functional model whose output is a Dense(1) layer's
+    "inputs = tf.keras.Input((3,))\nmodel = tf.keras.Model(inputs, tf.keras.layers.Dense(1)(inputs))\n",
+])
+def test_scalar_target_leaves_a_model_of_width_one_alone(build):
+    result = run_body(build + """
+        def f(x):
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                y = model(x)
+            return tape.gradient(y, x)
+        """, "scalar-target")
+    assert not result.diagnostics
+
+
+def test_scalar_target_knows_a_model_like_name_bound_to_a_function_is_no_model():
+    result = run_body("""
+        def f(x):
+            net = tf.nn.relu
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                y = net(x)
+            return tape.gradient(y, x)
+        """, "scalar-target")
+    assert not result.diagnostics

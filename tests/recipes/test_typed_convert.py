@@ -1,0 +1,238 @@
+"""typed-convert: edge cases beyond the fixtures (moved from the seed-named test
+files), then VALID / INVALID cases for the failure classes of issue 11 (a
+VALID case must give no finding; an INVALID one's findings and fix are a
+JSON snapshot under tests/snapshots/typed-convert/)."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from recipe_cases import body_of, check_case, invalid, only, params, run_body, valid
+
+RECIPE = "typed-convert"
+
+
+@pytest.mark.parametrize("value", [
+    "frame.iloc[:1, :].values",
+    "frame.to_numpy()",
+    "np.random.rand(2, 3)",
+    "raw.astype(np.float64)",
+    "[[1, 2], [3, 4]]",
+    "(0.5, -1.5)",
+])
+def test_typed_convert_is_safe_for_provable_numpy(value):
+    result = run_body(f"""
+        def f(frame, raw):
+            x = tf.convert_to_tensor({value})
+            x = tf.cast(x, tf.float32)
+            return x
+        """, "typed-convert", unsafe=False)
+    assert only(result).safety == "safe" and only(result).applied
+    assert f"x = tf.convert_to_tensor({value}, dtype=tf.float32)\n    return x" in result.output
+
+
+def test_typed_convert_follows_unpacking_of_a_list_display():
+    result = run_body("""
+        def f(frame):
+            inputs = [frame.values, np.zeros((1, 3))]
+            first, second = inputs
+            second = tf.convert_to_tensor(second)
+            second = tf.cast(second, "float32")
+            return first, second
+        """, "typed-convert", unsafe=False)
+    assert only(result).safety == "safe"
+    assert 'second = tf.convert_to_tensor(second, dtype="float32")' in result.output
+
+
+@pytest.mark.parametrize("body", [
+    # a parameter: could be a tensor
+    "def f(a):\n    x = tf.convert_to_tensor(a)\n    x = tf.cast(x, tf.float32)\n",
+    # bound in one branch only
+    "def f(a, c):\n    if c:\n        a = np.ones(3)\n    x = tf.convert_to_tensor(a)\n"
+    "    x = tf.cast(x, tf.float32)\n",
+    # rebound inside the loop that reads it
+    "def f(a):\n    for _ in range(2):\n        x = tf.convert_to_tensor(a)\n"
+    "        x = tf.cast(x, tf.float32)\n        a = x\n",
+    # NumPy data, but an integer target dtype
+    "def f():\n    x = tf.convert_to_tensor(np.ones(3))\n    x = tf.cast(x, tf.int32)\n",
+])
+def test_typed_convert_is_unsafe_when_it_cannot_prove_it(body):
+    result = run_body(body, "typed-convert", unsafe=False)
+    finding = only(result)
+    assert finding.safety == "unsafe" and not finding.applied and finding.fixable
+    assert result.output == result.source
+    assert run_body(body, "typed-convert", unsafe=True).output != result.source
+
+
+def test_typed_convert_only_reports_a_tensor_argument():
+    body = """
+        def f():
+            t = tf.constant([1.0], tf.float64)
+            x = tf.convert_to_tensor(t)
+            x = tf.cast(x, tf.float32)
+            y = tf.cast(tf.convert_to_tensor(t * 2.0), tf.float32)
+            return x, y
+        """
+    result = run_body(body, "typed-convert", unsafe=True)
+    assert result.output == result.source
+    assert [d.fixable for d in result.diagnostics] == [False, False]
+    assert all("ValueError" in d.message for d in result.diagnostics)
+
+
+@pytest.mark.parametrize("body", [
+    # the unconverted tensor is read between convert and cast
+    "def f():\n    x = tf.convert_to_tensor(np.ones(3))\n    print(x.dtype)\n"
+    "    x = tf.cast(x, tf.float32)\n",
+    # cast into another name: the intermediate stays
+    "def f():\n    raw = tf.convert_to_tensor(np.ones(3))\n    x = tf.cast(raw, tf.float32)\n"
+    "    return x, raw\n",
+    # already typed
+    "def f():\n    x = tf.cast(tf.convert_to_tensor(np.ones(3), dtype=tf.float64), tf.float32)\n",
+])
+def test_typed_convert_leaves_these_alone(body):
+    result = run_body(body, "typed-convert")
+    assert result.output == result.source and not result.diagnostics
+
+
+def test_typed_convert_keeps_statements_between_and_the_comment():
+    result = run_body("""
+        def f(frame):
+            x = tf.convert_to_tensor(frame.values)
+            y = 3
+            x = tf.cast(x, dtype=tf.float64)  # double precision
+            return x, y
+        """, "typed-convert")
+    assert body_of(result) == textwrap.dedent("""\
+        def f(frame):
+            x = tf.convert_to_tensor(frame.values, dtype=tf.float64)  # double precision
+            y = 3
+            return x, y
+        """)
+
+
+def test_typed_convert_keeps_the_comment_above_a_cast_that_ends_the_function():
+    result = run_body("""
+        def f():
+            x = tf.convert_to_tensor(np.ones(3))
+            # the model is float32
+            x = tf.cast(x, tf.float32)
+
+
+        def g():
+            pass
+        """, "typed-convert")
+    assert body_of(result).startswith(textwrap.dedent("""\
+        def f():
+            # the model is float32
+            x = tf.convert_to_tensor(np.ones(3), dtype=tf.float32)
+
+
+        def g():
+        """))
+
+
+def test_typed_convert_respects_suppression():
+    result = run_body("""
+        def f(frame):
+            x = tf.convert_to_tensor(frame.values)  # tf-migrate: ignore[typed-convert]
+            x = tf.cast(x, tf.float32)
+        """, "typed-convert")
+    assert result.output == result.source and not result.diagnostics
+
+
+# --- failure classes of issue 11 ----------------------------------------------
+
+CASES = [
+    invalid("astype_is_numpy", """
+        import tensorflow as tf
+
+
+        def load(frame):
+            x = tf.convert_to_tensor(frame.to_numpy().astype("float64"))
+            x = tf.cast(x, tf.float32)
+            return x
+        """, "values whose kind is knowable: .astype() is NumPy, the fold is safe", safety="safe"),
+    invalid("reshape_is_numpy", """
+        import numpy as np
+        import tensorflow as tf
+
+
+        def load(rows):
+            return tf.cast(tf.convert_to_tensor(np.array(rows).reshape(-1, 3)), tf.float32)
+        """, "values whose kind is knowable: np.array(...).reshape(...) is NumPy", safety="safe"),
+    invalid("flatten_is_numpy", """
+        import numpy as np
+        import tensorflow as tf
+
+
+        def load(grid):
+            flat = np.asarray(grid).flatten()
+            x = tf.convert_to_tensor(flat)
+            x = tf.cast(x, tf.float32)
+            return x
+        """, "values whose kind is knowable: .flatten() is NumPy", safety="safe"),
+    invalid("argmax_is_a_tensor", """
+        import tensorflow as tf
+
+
+        def classes(logits):
+            idx = tf.argmax(logits, axis=-1)
+            return tf.cast(tf.convert_to_tensor(idx), tf.float32)
+        """, "values whose kind is knowable: tf.argmax(...) is a tensor: report, no fold",
+        fixable=False),
+    invalid("shape_is_a_tensor", """
+        import tensorflow as tf
+
+
+        def count(x):
+            return tf.cast(tf.convert_to_tensor(tf.shape(x)[0]), tf.float32)
+        """, "values whose kind is knowable: tf.shape(x)[0] is a tensor: report, no fold",
+        fixable=False),
+    invalid("compat_v2_import", """
+        import numpy as np
+        import tensorflow.compat.v2 as tf
+
+
+        def load(rows):
+            x = tf.convert_to_tensor(np.asarray(rows))
+            x = tf.cast(x, tf.float32)
+            return x
+        """, "import spellings: tensorflow.compat.v2", safety="safe"),
+    valid("dtype_given_once", """
+        import tensorflow as tf
+
+
+        def load(rows):
+            return tf.convert_to_tensor(rows, dtype=tf.float32)
+        """, "nothing to fold"),
+]
+
+
+@pytest.mark.parametrize("case", params(CASES))
+def test_failure_class(case):
+    check_case(RECIPE, case)
+
+
+def test_typed_convert_reports_a_parameter_every_caller_passes_a_tensor_and_says_why():
+    result = run_body("""
+        def scale(batch):
+            batch = tf.convert_to_tensor(batch)
+            batch = tf.cast(batch, tf.float32)
+            return batch
+
+
+        out = scale(tf.ones(3, tf.int32))
+        """, "typed-convert")
+    finding = only(result)
+    assert not finding.fixable and "as every call in this module passes it" in finding.message
+    assert result.output == result.source
+
+
+def test_typed_convert_says_what_could_not_be_proven():
+    result = run_body("""
+        def scale(batch):
+            return tf.cast(tf.convert_to_tensor(batch), tf.float32)
+        """, "typed-convert", unsafe=False)
+    assert "it is a parameter: callers may pass a tensor" in only(result).message

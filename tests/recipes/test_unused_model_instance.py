@@ -1,0 +1,186 @@
+"""unused-model-instance: edge cases beyond the fixtures (moved from the seed-named test
+files), then VALID / INVALID cases for the failure classes of issue 11 (a
+VALID case must give no finding; an INVALID one's findings and fix are a
+JSON snapshot under tests/snapshots/unused-model-instance/)."""
+
+from __future__ import annotations
+
+import pytest
+
+from recipe_cases import NEEDS_MODEL, check_case, dedent, fixed, invalid, params, run, valid
+
+RECIPE = "unused-model-instance"
+
+
+UM = RECIPE
+
+
+def test_removes_an_unused_subclass_instance_and_its_describing_comment():
+    source = """
+        import tensorflow as tf
+
+
+        class Base(tf.keras.Model):
+            pass
+
+
+        class Seq(Base):
+            pass
+
+
+        model = Seq()
+        # a second model, never used
+        vae = Seq()
+
+        model.compile()
+        """
+    assert fixed(source, UM) == dedent("""
+        import tensorflow as tf
+
+
+        class Base(tf.keras.Model):
+            pass
+
+
+        class Seq(Base):
+            pass
+
+
+        model = Seq()
+
+        model.compile()
+        """)
+
+
+def test_a_comment_heading_a_group_stays():
+    source = """
+        from tensorflow import keras
+
+        def build():
+            # layers
+            probe = keras.layers.Dense(3)
+            head = keras.layers.Dense(1)
+            return head
+        """
+    assert fixed(source, UM) == dedent("""
+        from tensorflow import keras
+
+        def build():
+            # layers
+            head = keras.layers.Dense(1)
+            return head
+        """)
+
+
+def test_an_emptied_function_gets_pass():
+    source = """
+        import tensorflow as tf
+
+        def build():
+            probe = tf.keras.Sequential()
+        """
+    assert fixed(source, UM) == dedent("""
+        import tensorflow as tf
+
+        def build():
+            pass
+        """)
+
+
+def test_arguments_that_call_code_make_the_removal_unsafe():
+    source = """
+        import tensorflow as tf
+
+        def build():
+            probe = tf.keras.layers.Dense(3, kernel_initializer=make())
+            return 1
+        """
+    safe_run = run(source, UM, unsafe=False)
+    assert safe_run.output == dedent(source)
+    [diagnostic] = safe_run.diagnostics
+    assert diagnostic.safety == "unsafe" and not diagnostic.applied
+    assert "probe" not in fixed(source, UM, unsafe=True)
+
+
+@pytest.mark.parametrize("source", [
+    "import tensorflow as tf\nm = tf.keras.Sequential()\nm.summary()\n",
+    "import tensorflow as tf\n_ = tf.keras.Sequential()\n",
+    "import tensorflow as tf\n__all__ = ['m']\nm = tf.keras.Sequential()\n",
+    "import tensorflow as tf\nclass A:\n    m = tf.keras.layers.Dense(1)\n",
+    "import tensorflow as tf\nclass Plain:\n    pass\np = Plain()\n",
+    "import tensorflow as tf\nx = tf.keras.Input(shape=(3,))\n",
+    "import tensorflow as tf\ndef f():\n    global m\n    m = tf.keras.Sequential()\n",
+    "import tensorflow as tf\nopt = tf.keras.optimizers.SGD()\n",
+])
+def test_used_or_non_keras_instances_stay(source):
+    assert fixed(source, UM) == source
+
+
+# --- failure classes of issue 11 ----------------------------------------------
+
+CASES = [
+    invalid("keras_from_tensorflow", """
+        from tensorflow import keras
+
+
+        def build(units):
+            spare = keras.layers.Dense(units)
+            return keras.Sequential([keras.layers.Dense(units)])
+        """, "import spellings: from tensorflow import keras", safety="safe"),
+    invalid("layer_from_keras_layers", """
+        from keras.layers import Dense, Layer
+
+
+        class Block(Layer):
+            def call(self, x):
+                return x
+
+
+        def build():
+            unused = Block()
+            return Dense(3)
+        """, "import spellings: from keras.layers import Layer", safety="safe"),
+    invalid("compat_v2_import", """
+        import tensorflow.compat.v2 as tf
+
+
+        def build(units):
+            spare = tf.keras.layers.Dense(units)
+            return tf.keras.Sequential([tf.keras.layers.Dense(units)])
+        """, "import spellings: tensorflow.compat.v2", xfail=NEEDS_MODEL),
+    invalid("snippet_without_imports", """
+        def build(units):
+            spare = tf.keras.layers.Dense(units)
+            return tf.keras.Sequential([tf.keras.layers.Dense(units)])
+        """, "import spellings: a pasted snippet using tf. unbound", xfail=NEEDS_MODEL),
+    valid("read_through_globals", """
+        import tensorflow as tf
+
+        encoder = tf.keras.layers.Dense(3)
+
+
+        def lookup(name):
+            return globals()[name]
+        """, "data flow: a module-level name read through globals()", xfail=NEEDS_MODEL),
+    valid("read_through_getattr", """
+        import sys
+
+        import tensorflow as tf
+
+        encoder = tf.keras.layers.Dense(3)
+        layer = getattr(sys.modules[__name__], "encoder")
+        """, 'data flow: a name read through getattr(obj, "name")', xfail=NEEDS_MODEL),
+    valid("read_through_locals", """
+        import tensorflow as tf
+
+
+        def build(units):
+            encoder = tf.keras.layers.Dense(units)
+            return locals()
+        """, "data flow: a local read through locals()", xfail=NEEDS_MODEL),
+]
+
+
+@pytest.mark.parametrize("case", params(CASES))
+def test_failure_class(case):
+    check_case(RECIPE, case)
