@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import re
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from .result import Edit
@@ -10,12 +11,22 @@ from .result import Edit
 Owned = Tuple[Edit, Optional[str]]  # an edit and the recipe that made it (None: several)
 
 
+_LINE = re.compile(r"[^\n]*\n|[^\n]+$")
+
+
+def split_lines(text: str) -> List[str]:
+    """Lines with their ends, as the tokenizer counts them: only \\n ends one
+    (str.splitlines also cuts at \\f, \\x1c or U+2028, and finding lines
+    would drift from edit lines)."""
+    return _LINE.findall(text)
+
+
 def line_edits(old: str, new: str) -> List[Edit]:
     """Line-level edits turning ``old`` into ``new`` (1-based, end exclusive).
     One diff of the whole text per changed pass, never per finding."""
     if old == new:
         return []
-    a, b = old.splitlines(keepends=True), new.splitlines(keepends=True)
+    a, b = split_lines(old), split_lines(new)
     edits = []
     matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
@@ -91,7 +102,7 @@ def old_lines(edits: Sequence[Edit], line: int) -> Tuple[int, int]:
 
 def apply_edits(source: str, edits: Sequence[Edit]) -> str:
     """Apply non-overlapping line edits (relative to ``source``)."""
-    lines = source.splitlines(keepends=True)
+    lines = split_lines(source)
     for edit in sorted(edits, key=lambda e: (e.line, e.end_line), reverse=True):
         lines[edit.line - 1:edit.end_line - 1] = [edit.replacement] if edit.replacement else []
     return "".join(lines)

@@ -21,7 +21,7 @@ from fissix.pgen2.parse import ParseError
 from fissix.pgen2.tokenize import TokenError
 
 from . import prefilter, traversal
-from .edits import Owned, apply_edits, old_lines, pass_edits
+from .edits import Owned, apply_edits, old_lines, pass_edits, split_lines
 from .recipe import PassContext, Recipe, SourceFacts
 from .result import Diagnostic, Edit, SourceResult, Status
 
@@ -256,7 +256,7 @@ class _Fixpoint:
         crashes is dropped and one whose rewrite does not parse only
         reports, and the pass is re-run from ``text`` without their edits."""
         tree = trees.pop()
-        old = text.splitlines(keepends=True)
+        old = split_lines(text)
         lines = [line.rstrip("\r\n") for line in old]
         dropped: set = set()
         report_only: set = set()

@@ -45,7 +45,7 @@ import warnings
 from dataclasses import dataclass, field, replace
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from .edits import line_edits
+from .edits import line_edits, split_lines
 from .engine import Options, apply_edits, check_output, transform
 from .result import Diagnostic, Edit, SourceResult, Status, cell_label
 
@@ -184,18 +184,13 @@ class Module:
         segments: List[List[str]] = [[]]
         expected = iter(self.parts[1:])
         following = next(expected, None)
-        for line in _lines(text):
+        for line in split_lines(text):
             if following is not None and line.rstrip("\r\n") == self.boundary(following):
                 segments.append([])
                 following = next(expected, None)
             else:
                 segments[-1].append(line)
         return ["".join(s) for s in segments] if following is None else None
-
-
-def _lines(text: str) -> List[str]:
-    """Lines as the tokenizer counts them (only \\n ends one; not \\f or \\u2028)."""
-    return re.findall(r"[^\n]*\n|[^\n]+$", text)
 
 
 def _boundary(tag: str, index: int) -> str:
