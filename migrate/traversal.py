@@ -160,7 +160,9 @@ def _guarded(recipe: Recipe, callback: Callable, filtering: bool) -> Callable:
             state.postponed.add(recipe.id)
             return False if filtering else None
         root_size = len(state.root.children)
-        token = running(state.contexts[recipe.id])
+        context = state.contexts[recipe.id]
+        made = len(context.proposals)
+        token = running(context)
         try:
             return callback(node, capture, filename)
         except Exception as err:  # a recipe bug must not take the others down
@@ -170,6 +172,8 @@ def _guarded(recipe: Recipe, callback: Callable, filtering: bool) -> Callable:
             stop_running(token)
             if not filtering:
                 state.modified = True
+                if any(p.applied for p in context.proposals[made:]):
+                    top.changed()  # a fix was applied here, even by `leaf.value = ...` alone
                 _claim(state, recipe.id, top, root_size)
 
     return call
