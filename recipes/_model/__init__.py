@@ -26,6 +26,7 @@ and never an error.
 from __future__ import annotations
 
 import functools
+import gc
 from typing import Dict, List, Optional, Set
 
 from . import flow
@@ -65,6 +66,19 @@ def _guarded(default):
     return wrap
 
 
+def _without_gc_pauses(build, root):
+    """``build(root)`` with the cycle collector paused: the walk allocates many
+    small live objects, and each collection it would trigger traverses the
+    whole (live) tree; paused, a build takes less than half the time."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return build(root)
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def _root(node):
     while node.parent is not None:
         node = node.parent
@@ -94,7 +108,7 @@ class Model:
 
     def __init__(self, root):
         self.root = root
-        self.index = flow.build(root)
+        self.index = _without_gc_pauses(flow.build, root)
         bound = {name for scope in self.index.scopes.values() for name in scope.by_name}
         self.imports = build_imports(self.index.imports, self.index.read_names - bound)
         self._kinds = Kinds(self)
