@@ -12,8 +12,15 @@ stacked and transposed back. A value built from a batch of one (a layer fed
 ``tf.reshape(x, [1, ...])``, ``tf.expand_dims(x, 0)`` or ``x[None]``), which
 NumPy silently broadcasts into its ``(d,)`` slot, is written as
 ``tf.reshape(v, slot_shape)`` so the stacked shape equals the NumPy one.
-``size`` comes from the NumPy shape (``dynamic_size=True`` when it cannot be
-known); the dtype from ``dtype=`` (values are cast to it), else ``tf.float32``.
+``size`` comes from the NumPy shape (``x.shape[0]``, None while ``fit``
+traces, becomes ``tf.shape(x)[0]``; ``dynamic_size=True`` when the shape
+cannot be known); the dtype from ``dtype=`` (values are cast to it), else
+``tf.float32``. A loop whose bound is a tensor (``tf.shape(x)[0]``, the batch
+size) becomes a function of the index and the buffers run by
+``tf.while_loop``: a Python ``for`` over a tensor needs autograph, which
+Keras 3 does not apply to a subclassed ``call``. Loops over a static bound
+stay Python loops (unrolled in graph mode). The result runs eagerly, under
+``tf.function`` and ``fit``, on TF 2.3, tf-keras and Keras 3.
 
 Why this is a bug: ``arr[i] = tensor`` calls ``tensor.__array__()`` and stores
 a NumPy copy. Nothing computed from the buffer afterwards is on the
@@ -55,14 +62,18 @@ CAVEATS:
   buffer passed to code that mutates it in place is not detected.
 - Broadcasting other than dropping leading 1s (a scalar filling a row) is not
   reproduced.
-- A loop over a tensor range under ``tf.function`` becomes a ``tf.while_loop``;
-  the stacked result may then lose its static batch dimension.
+- A loop over a tensor bound is lifted into a ``tf.while_loop`` only when
+  its body does not ``return``/``break`` and binds no name used outside the
+  loop (a state carried across iterations, a value read afterwards);
+  otherwise it is reported without a fix. Its index is a tensor in graph
+  mode, and the stacked result may lose its static batch dimension.
 """
 
 from __future__ import annotations
 
 import ast
 import re
+import textwrap
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Set
 
@@ -73,7 +84,7 @@ from recipes._pyast import Declarations, assigned_names, declarations, dotted, m
 from recipes._ast import (
     add_import, bindings, call_parts, contains, dotted_name, enclosing, import_table,
     insert_after, is_call, is_full_slice, is_name, is_sole_statement_on_line,
-    name_reads, parse_expression, sequence_items, source,
+    name_reads, parse_expression, replace_statement, sequence_items, source,
     start, statement_of, subscript_parts, syms,
 )
 
@@ -125,6 +136,7 @@ class Buffer:
     axis: int = 0
     slot_reads: List = field(default_factory=list)  # ``buf[i]`` inside the loop
     read_after: bool = False
+    bound: Optional[str] = None      # the loop bound when it is a tensor (tf.while_loop)
     problem: Optional[str] = None    # why it cannot be rewritten
 
 
@@ -204,6 +216,11 @@ class Analysis:
                     self.tensor_names.add(buffer.name)
             if self.tensor_names == before:
                 return
+
+    @property
+    def tf(self) -> str:
+        """How generated code spells TensorFlow (``tf`` is imported when absent)."""
+        return "tf" if "tf" in self.imports.tensorflow else min(self.imports.tensorflow, default="tf")
 
     def is_tensor(self, expr) -> bool:
         """Does ``expr`` evaluate to a TensorFlow tensor (not NumPy, not Python)?"""
@@ -303,6 +320,10 @@ def _examine(buffer: Buffer, analysis: Analysis) -> bool:
         buffer.problem = "the index has more components than the buffer has axes"
         return True
     _classify_reads(buffer, analysis)
+    if buffer.problem is None:
+        buffer.bound = _tensor_bound(buffer.loop, analysis)
+        if buffer.bound is not None:
+            buffer.problem = _why_not_liftable(buffer.loop, analysis)
     return True
 
 
@@ -319,6 +340,93 @@ def _index_loop(write, index):
     variable = loop.children[1].value
     axes = [i for i, c in enumerate(index) if is_name(c, variable)]
     return (loop, axes[0]) if len(axes) == 1 else None
+
+
+def _shape_zero_of(expr, bound, depth: int = 0) -> Optional[str]:
+    """``x`` for ``x.shape[0]`` (or a name bound to it): a dimension that is
+    None while ``model.fit`` traces, whatever the batch size."""
+    if is_name(expr) and len(bound.get(expr.value, ())) == 1 and depth < 3:
+        return _shape_zero_of(bound[expr.value][0], bound, depth + 1)
+    text = source(expr).replace(" ", "")
+    if text.endswith(".shape[0]") and expr.type == syms.power and len(expr.children) == 3 \
+            and is_name(expr.children[0]):
+        return expr.children[0].value
+    return None
+
+
+def _dimension(text: str, analysis: Analysis, tf: str) -> str:
+    """A NumPy shape item as a TensorArray size or reshape item: ``x.shape[0]``
+    becomes ``tf.shape(x)[0]``, known in graph mode too."""
+    tensor = _shape_zero_of(parse_expression(text), analysis.bound)
+    return f"{tf}.shape({tensor})[0]" if tensor else text
+
+
+def _tensor_bound(loop, analysis: Analysis) -> Optional[str]:
+    """The bound of ``for i in range(n)`` when ``n`` is a tensor in graph mode
+    (``tf.shape(x)[0]``, ``x.shape[0]``, a name bound to one): a Python ``for``
+    over it needs autograph, which Keras 3 does not apply to ``call``."""
+    _, positional, _ = call_parts(loop.children[3])
+    if len(positional) != 1:
+        return None
+    tf = analysis.tf
+    tensor = _shape_zero_of(positional[0], analysis.bound)
+    if tensor is not None:
+        return f"{tf}.shape({tensor})[0]"
+    return source(positional[0]) if _computed_by_tensorflow(positional[0], analysis) else None
+
+
+def _computed_by_tensorflow(expr, analysis: Analysis, depth: int = 0) -> bool:
+    """``tf.shape(x)[0]``, ``tf.size(x)``, a tensor, or a name bound to one."""
+    if is_name(expr) and len(analysis.bound.get(expr.value, ())) == 1 and depth < 3:
+        return _computed_by_tensorflow(analysis.bound[expr.value][0], analysis, depth + 1)
+    if expr.type == syms.power and is_name(expr.children[0]) \
+            and expr.children[0].value in analysis.imports.tensorflow:
+        return True
+    if ".shape[" in source(expr).replace(" ", "") or call_parts(expr) and call_parts(expr)[0] == "len":
+        return False  # a static dimension: a Python int (or None)
+    return analysis.is_tensor(expr)
+
+
+_LEAVE_A_LOOP = ("return", "yield", "global", "nonlocal")
+
+
+def _why_not_liftable(loop, analysis: Analysis) -> Optional[str]:
+    """Why the body of ``loop`` cannot become the body of a ``tf.while_loop``
+    function (None when it can): it must not leave the loop early, and the
+    names it binds, other than the index and the buffers it fills, must live
+    only inside it (nothing carried across iterations or read afterwards)."""
+    if len(loop.children) != 6:
+        return "the loop over a tensor bound has an `else` clause"
+    body = loop.children[5]
+    carried = {b.name for b in analysis.buffers if b.write is not None and contains(body, b.write)
+               and not contains(body, b.creation)}
+    for leaf in body.leaves():
+        if leaf.type == token.NAME and leaf.value in _LEAVE_A_LOOP \
+                or leaf.value in ("break", "continue") and enclosing(leaf, syms.for_stmt, syms.while_stmt) is loop:
+            return f"the loop over a tensor bound contains `{leaf.value}`"
+    inside = {leaf.value for leaf in body.leaves() if _binds(leaf)} - carried - {loop.children[1].value}
+    outside = {leaf.value for leaf in analysis.function.leaves()
+               if is_name(leaf) and _is_variable(leaf) and not contains(body, leaf)}
+    shared = sorted(inside & outside)
+    if shared:
+        return f"`{shared[0]}` lives on outside the loop over a tensor bound"
+    return None
+
+
+def _binds(leaf) -> bool:
+    """Is ``leaf`` a name an assignment or a ``for`` binds?"""
+    if not is_name(leaf) or not _is_variable(leaf):
+        return False
+    node = leaf
+    while node.parent is not None and node.parent.type in (syms.exprlist, syms.testlist_star_expr,
+                                                            syms.atom, syms.testlist_gexp):
+        node = node.parent
+    parent = node.parent
+    if parent is None:
+        return False
+    if parent.type == syms.expr_stmt:
+        return parent.children.index(node) < len(parent.children) - 1
+    return parent.type == syms.for_stmt and parent.children[1] is node
 
 
 def _classify_reads(buffer: Buffer, analysis: Analysis) -> None:
@@ -413,7 +521,8 @@ def _rewrite(buffer: Buffer, analysis: Analysis, tf: str) -> None:
     text = source(value)
     if buffer.dtype not in (None, "float32"):
         text = f"{tf}.cast({text}, {tf}.{buffer.dtype})"
-    slot = [d for i, d in enumerate(buffer.dims) if i != buffer.axis] if buffer.dims is not None else None
+    slot = [_dimension(d, analysis, tf) for i, d in enumerate(buffer.dims)
+            if i != buffer.axis] if buffer.dims is not None else None
     if _batch_of_one(value, analysis.bound):
         text = (f"{tf}.reshape({text}, [{', '.join(slot)}])" if slot is not None
                 else f"{tf}.squeeze({text}, axis=0)")
@@ -423,7 +532,7 @@ def _rewrite(buffer: Buffer, analysis: Analysis, tf: str) -> None:
 
     dtype = f"{tf}.{buffer.dtype or 'float32'}"
     if buffer.dims is not None:
-        size = f"size={buffer.dims[buffer.axis]}"
+        size = f"size={_dimension(buffer.dims[buffer.axis], analysis, tf)}"
     else:
         size = "size=0, dynamic_size=True"
     array = parse_expression(f"{tf}.TensorArray({dtype}, {size})")
@@ -441,6 +550,48 @@ def _stack_after_loop(buffer: Buffer, tf: str) -> None:
             perm = list(range(1, buffer.axis + 1)) + [0] + list(range(buffer.axis + 1, rank))
             stacked = f"{tf}.transpose({stacked}, perm={perm})"
         insert_after(buffer.loop, f"{buffer.name} = {stacked}\n")
+
+
+def _lift_loop(loop, buffers: List[Buffer], tf: str) -> None:
+    """``for i in range(n): body`` over a tensor ``n`` becomes ``def
+    fill_buf(i, buf): body; return i + 1, buf`` and ``tf.while_loop``: a
+    Python ``for`` over a tensor needs autograph, and Keras 3 does not
+    autograph a subclassed ``call``; ``tf.while_loop`` runs eagerly, under
+    ``tf.function`` and under ``fit`` in TF 2.3, tf-keras and Keras 3."""
+    index = loop.children[1].value
+    carried = ", ".join(b.name for b in buffers)
+    name = _fresh_name(f"fill_{buffers[0].name}", loop)
+    suite = loop.children[5]
+    comment = suite.children[0].prefix.rstrip() if suite.children[0].type == token.NEWLINE else ""
+    body = textwrap.dedent("".join(str(c) for c in suite.children[1:] if c.type != token.DEDENT))
+    text = (f"def {name}({index}, {carried}):{comment}\n"
+            + textwrap.indent(body, "    ")
+            + f"    return {index} + 1, {carried}\n"
+            + f"_, {carried} = {tf}.while_loop(lambda {index}, *_: {index} < {buffers[0].bound}, "
+            + f"{name}, [0, {carried}])\n")
+    replace_statement(loop, text)
+
+
+def _fresh_name(wanted: str, node) -> str:
+    """``wanted``, or ``wanted_2``... when the file already uses the name."""
+    root = node
+    while root.parent is not None:
+        root = root.parent
+    taken = {leaf.value for leaf in root.leaves() if leaf.type == token.NAME}
+    name, number = wanted, 2
+    while name in taken:
+        name, number = f"{wanted}_{number}", number + 1
+    return name
+
+
+def _lift_tensor_bound_loops(fixes: List[Buffer], tf: str) -> None:
+    """Lift every loop over a tensor bound, inner loops first."""
+    loops: Dict[int, List[Buffer]] = {}
+    for buffer in fixes:
+        if buffer.bound is not None:
+            loops.setdefault(id(buffer.loop), []).append(buffer)
+    for group in sorted(loops.values(), key=lambda g: start(g[0].loop), reverse=True):
+        _lift_loop(group[0].loop, group, tf)
 
 
 def _message(buffer: Buffer) -> str:
@@ -465,6 +616,7 @@ def _modify(node, capture, filename) -> None:
             rewritten = True
         for buffer in reversed(fixes):  # each insert goes right after its loop
             _stack_after_loop(buffer, tf or "tf")
+        _lift_tensor_bound_loops(fixes, tf or "tf")
     if rewritten and tf is None:
         add_import(node, "import tensorflow as tf")
 

@@ -175,6 +175,58 @@ class Chain:
         return any(is_name(leaf) and leaf.value in names for leaf in node.leaves())
 
 
+@dataclass
+class SampleLoop:
+    """A loop over ``range(bound)``: a ``for`` statement, or the ``def
+    fill_buf(i, buf): ...; return i + 1, buf`` and ``tf.while_loop`` that
+    numpy-accumulator writes when the bound is a tensor."""
+
+    index: str
+    bound: object
+    body: List           # its statements (without the while form's ``return``)
+    nodes: List          # the statements it occupies, in order
+    carried: Optional[str] = None  # the while form's buffer
+
+    def contains(self, leaf) -> bool:
+        return any(contains(node, leaf) for node in self.nodes)
+
+
+def _for_loop(loop) -> Optional[SampleLoop]:
+    header = _range_loop(loop)
+    if header is None:
+        return None
+    return SampleLoop(header[0], header[1], _statements(loop.children[5]), [loop])
+
+
+def _while_form(function) -> Optional[SampleLoop]:
+    """``def f(i, buf): ...; return i + 1, buf`` followed by ``_, buf =
+    tf.while_loop(lambda i, *_: i < bound, f, [0, buf])``."""
+    parameters = function.children[2].children[1:-1]
+    if len(parameters) != 1 or parameters[0].type != syms.typedargslist \
+            or len(parameters[0].children) != 3 or function.children[-1].type != syms.suite:
+        return None
+    index, buffer = (leaf.value for leaf in parameters[0].children[::2])
+    body = _statements(function.children[-1])
+    following = function.next_sibling
+    if len(body) < 2 or following is None or following.type != syms.simple_stmt \
+            or source(body[-1]).strip() != f"return {index} + 1, {buffer}":
+        return None
+    parts = single_assignment(following.children[0])
+    call = call_parts(parts[1]) if parts else None
+    if not call or source(parts[0]).replace(" ", "") != f"_,{buffer}" \
+            or not call[0].endswith(".while_loop") or len(call[1]) != 3 \
+            or not is_name(call[1][1], function.children[1].value) \
+            or source(call[1][2]).replace(" ", "") != f"[0,{buffer}]":
+        return None
+    condition = call[1][0]
+    if condition.type != syms.lambdef or condition.children[-1].type != syms.comparison:
+        return None
+    left, operator, bound = condition.children[-1].children
+    if not is_name(left, index) or operator.value != "<":
+        return None
+    return SampleLoop(index, bound, body[:-1], [function, following], buffer)
+
+
 def _tensor_array(stmt, tensorflow) -> Optional[str]:
     """The name bound by ``name = tf.TensorArray(...)``."""
     if stmt.type != syms.simple_stmt:
@@ -201,13 +253,13 @@ def _write_of(stmt, buffer: str, index: str):
     return call[1][1] if is_name(call[1][0], index) else None
 
 
-def _stack_reads(function, buffer: str, loop, creation) -> Optional[List]:
+def _stack_reads(function, buffer: str, loop: SampleLoop, creation) -> Optional[List]:
     """``buffer.stack()`` nodes after the loop; None when the buffer is used
     any other way. Once ``buf = buf.stack()`` rebinds the name, later reads
     are of the stacked tensor and need nothing."""
     reads, restacked = [], None
     for leaf in name_reads(function, buffer):
-        if contains(creation, leaf) or contains(loop, leaf):
+        if contains(creation, leaf) or loop.contains(leaf):
             continue
         if restacked is not None and start(leaf) >= restacked:
             continue
@@ -217,28 +269,26 @@ def _stack_reads(function, buffer: str, loop, creation) -> Optional[List]:
             reads.append(power.children[-1])
             restacked = start(power.children[-1])
             continue
-        if start(leaf) < start(loop) or power.type != syms.power or len(power.children) < 3 \
+        if start(leaf) < start(loop.nodes[0]) or power.type != syms.power or len(power.children) < 3 \
                 or source(power.children[1]) != ".stack" or source(power.children[2]) != "()":
             return None
         reads.append(power)
     return reads
 
 
-def _match(loop, function, tensorflow):
+def _match(loop: SampleLoop, function, tensorflow):
     """(creation, batched source, stack reads, buffer) when ``loop`` is a
     vectorizable per-sample loop."""
-    header = _range_loop(loop)
-    if header is None or not _is_batch_size(header[1], bindings(function)):
+    if not _is_batch_size(loop.bound, bindings(function)):
         return None
-    index = header[0]
-    body = _statements(loop.children[5])
-    if not body or loop.parent.type != syms.suite:
+    index, body, first = loop.index, loop.body, loop.nodes[0]
+    if not body or first.parent.type != syms.suite:
         return None
-    earlier = _statements(loop.parent)
-    earlier = earlier[: earlier.index(loop)]
+    earlier = _statements(first.parent)
+    earlier = earlier[: earlier.index(first)]
     buffers = {_tensor_array(s, tensorflow): s for s in earlier}
     buffer = next((b for b in buffers if b and _write_of(body[-1], b, index) is not None), None)
-    if buffer is None:
+    if buffer is None or loop.carried not in (None, buffer):
         return None
     chain = Chain(index, tensorflow)
     lines = _batch_statements(body[:-1], chain)
@@ -358,10 +408,10 @@ def _with_comments(stmt, code: str) -> str:
     return f"{comments}{code}{trailing}\n"
 
 
-def _after(function, loop):
-    loop_start = start(loop)
+def _after(function, loop: SampleLoop):
+    loop_start = start(loop.nodes[0])
     return [leaf for leaf in function.leaves()
-            if is_name(leaf) and not contains(loop, leaf) and start(leaf) > loop_start]
+            if is_name(leaf) and not loop.contains(leaf) and start(leaf) > loop_start]
 
 
 def _unstack(power, buffer: str) -> None:
@@ -385,36 +435,46 @@ def _modify(node, capture, filename) -> None:
     if not tensorflow:
         return
     for function in [n for n in node.pre_order() if n.type == syms.funcdef]:
-        loops = [n for n in function.pre_order() if n.type == syms.for_stmt]
-        for loop in reversed(loops):  # inner loops first
-            if loop.parent is None:
+        loops = [_for_loop(n) if n.type == syms.for_stmt else _while_form(n)
+                 for n in function.pre_order()
+                 if n.type == syms.for_stmt or n.type == syms.funcdef and n is not function]
+        for loop in reversed([l for l in loops if l is not None]):  # inner loops first
+            if any(n.parent is None for n in loop.nodes):
                 continue
             found = _match(loop, function, tensorflow)
             if found is None:
                 continue
             creation, text, reads, buffer = found
-            message = (f"the loop over `{loop.children[1].value}` calls the layers once per sample; "
+            message = (f"the loop over `{loop.index}` calls the layers once per sample; "
                        f"one call on the whole batch gives the same result")
-            if not propose(loop, message):
+            if not propose(loop.nodes[0], message):
                 continue
             for power in reads:
                 _unstack(power, buffer)
-            replace_statement(loop, text)
+            for node in loop.nodes[1:]:
+                remove_statement(node)
+            replace_statement(loop.nodes[0], text)
             remove_statement(creation)
 
 
 def _may_loop_over_samples(facts: SourceFacts) -> bool:
     """Precheck: with ``import tensorflow [as tf]``, a ``for i in range(...)``
-    loop ends with ``buf = buf.write(...)``."""
+    loop ends with ``buf = buf.write(...)``, or a function ends with it and
+    a ``return`` (the body of a ``tf.while_loop``)."""
     if not may_import(facts, ("tensorflow",)) or not declarations(facts).module_aliases("tensorflow"):
         return False
     for node in ast.walk(facts.tree):
         if isinstance(node, ast.For) and isinstance(node.target, ast.Name) \
                 and isinstance(node.iter, ast.Call) and dotted(node.iter.func) == "range":
             last = node.body[-1]
-            if isinstance(last, ast.Assign) and isinstance(last.value, ast.Call) \
-                    and isinstance(last.value.func, ast.Attribute) and last.value.func.attr == "write":
-                return True
+        elif isinstance(node, ast.FunctionDef) and len(node.body) > 1 \
+                and isinstance(node.body[-1], ast.Return):
+            last = node.body[-2]  # numpy-accumulator's tf.while_loop body
+        else:
+            continue
+        if isinstance(last, ast.Assign) and isinstance(last.value, ast.Call) \
+                and isinstance(last.value.func, ast.Attribute) and last.value.func.attr == "write":
+            return True
     return False
 
 
