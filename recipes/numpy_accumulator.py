@@ -505,8 +505,17 @@ def _batch_of_one(expr, bound, depth: int = 0) -> bool:
         first = expr.children[-1].children[1]
         if first.type == syms.subscriptlist:
             first = first.children[0]
-        return source(first) in ("None", "np.newaxis", "tf.newaxis", "numpy.newaxis")
+        return source(first) in ("None", "np.newaxis", "tf.newaxis", "numpy.newaxis") \
+            or _one_row_slice(first)
     return False
+
+
+def _one_row_slice(node) -> bool:
+    """``i:i + 1`` (a slice of one row keeps the batch axis)."""
+    if node.type != syms.subscript or len(node.children) != 3:
+        return False
+    low, _, high = node.children
+    return source(high).replace(" ", "").strip("()") == f"{source(low).strip()}+1"
 
 
 def _rewrite(buffer: Buffer, analysis: Analysis, tf: str) -> None:

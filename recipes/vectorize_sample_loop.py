@@ -52,6 +52,7 @@ CAVEATS (why it is unsafe):
 from __future__ import annotations
 
 import ast
+import re
 import textwrap
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Set
@@ -117,11 +118,18 @@ class Chain:
             if self.values[name].kind != BARE or any(self.mentions_chain(c) for c in index):
                 return None
             return Batched(f"{name}[:, {', '.join(source(c) for c in index)}]", BARE)
-        if not is_name(index[0], self.index) or any(self.mentions_chain(c) for c in index[1:]):
+        if any(self.mentions_chain(c) for c in index[1:]):
+            return None
+        if is_name(index[0], self.index):
+            kind = BARE
+        elif source(index[0]).replace(" ", "") in (f"{self.index}:{self.index}+1",
+                                                   f"{self.index}:({self.index}+1)"):
+            kind = ONE  # inputs[j:j + 1] keeps a batch-of-one axis
+        else:
             return None
         if len(index) == 1:
-            return Batched(name, BARE)
-        return Batched(f"{name}[:, {', '.join(source(c) for c in index[1:])}]", BARE)
+            return Batched(name, kind)
+        return Batched(f"{name}[:, {', '.join(source(c) for c in index[1:])}]", kind)
 
     def _call(self, callee: str, positional: List, keywords: Dict) -> Optional[Batched]:
         head, _, attr = callee.rpartition(".")
@@ -133,13 +141,14 @@ class Chain:
             return None
         if head in self.tensorflow and attr == "reshape" and len(positional) == 2 and not keywords:
             items = sequence_items(positional[1])
-            if not items or source(items[0]) == "-1":
+            if not items:
                 return None
             shape = [source(i) for i in items]
-            if shape[0] == "1":
-                return Batched(f"{callee}({inner.text}, [{', '.join(['-1'] + shape[1:])}])",
-                               ONE, len(shape))
-            return Batched(f"{callee}({inner.text}, [{', '.join(['-1'] + shape)}])", BARE, len(shape))
+            kind, rest = (ONE, shape[1:]) if shape[0] == "1" else (BARE, shape)
+            batch = self._batch_item(inner.text, rest)
+            if batch is None:
+                return None
+            return Batched(f"{callee}({inner.text}, [{', '.join([batch] + rest)}])", kind, len(shape))
         if head in self.tensorflow and attr in ("expand_dims", "squeeze"):
             axis = keywords.get("axis", positional[1] if len(positional) > 1 else None)
             wanted = BARE if attr == "expand_dims" else ONE
@@ -150,6 +159,16 @@ class Chain:
             extra = "".join(f", {k}={source(v)}" for k, v in keywords.items())
             return Batched(f"{callee}({inner.text}{extra})", ONE)
         return None
+
+    def _batch_item(self, batched: str, rest: List[str]) -> Optional[str]:
+        """The batch axis of a batched reshape: ``-1``, or ``tf.shape(x)[0]``
+        when another item is already ``-1`` (``[1, -1]`` flattens a sample);
+        None when ``x`` is not a plain name or subscript to repeat."""
+        if "-1" not in rest:
+            return "-1"
+        if not re.fullmatch(r"[\w.]+(\[[^()]*\])?", batched):
+            return None
+        return f"{self.tf}.shape({batched})[0]"
 
     def _subscript(self, expr) -> Optional[Batched]:
         """``x[None]`` (adds the batch-of-one axis) and ``x[0]`` (drops it)."""
