@@ -15,13 +15,13 @@ B, F = 2, 3
 class Residual(tf.keras.Model):
     def __init__(self):
         super().__init__()
-        self.feature = tf.keras.layers.Dense(B)
+        self.feature = tf.keras.layers.Dense(1)
         self.head = tf.keras.layers.Dense(1)
 
     def call(self, x):
         mixed = np.copy(x)
         for j in range(F):
-            mixed[:, j] = tf.squeeze(self.feature(x[:, j:j + 1]), axis=-1)[:B]  # expect: numpy-accumulator safe
+            mixed[:, j] = tf.squeeze(self.feature(x[:, j:j + 1]), axis=-1)  # expect: numpy-accumulator safe
         return self.head(mixed)
 
 
