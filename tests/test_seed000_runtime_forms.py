@@ -1,0 +1,144 @@
+"""The seed-000 rewrites in the forms that run under every runtime: loops over
+a tensor bound become tf.while_loop (numpy-accumulator), which
+vectorize-sample-loop reads back; one-row slices and flattening reshapes
+batch correctly; unused-model-instance leaves dynamically read names alone
+and reports removals that would rename auto-named layers."""
+
+from __future__ import annotations
+
+from textwrap import dedent
+
+from migrate.engine import Options, transform
+from migrate.registry import resolve
+
+NA, VS, UM = "numpy-accumulator", "vectorize-sample-loop", "unused-model-instance"
+
+
+def _run(source: str, *recipes: str):
+    result = transform(dedent(source), "t.py", Options(tuple(resolve(list(recipes))), unsafe_fixes=True))
+    assert not result.errors
+    return result
+
+
+def test_a_loop_over_the_batch_size_becomes_a_while_loop_and_x_shape_0_a_tf_shape():
+    out = _run("""\
+        import numpy as np
+        import tensorflow as tf
+
+        def call(self, x):
+            rows = np.zeros((x.shape[0], 4))
+            for i in range(x.shape[0]):  # one row
+                rows[i] = self.enc(x[i:i + 1])
+            return rows
+        """, NA).output
+    assert out == dedent("""\
+        import numpy as np
+        import tensorflow as tf
+
+        def call(self, x):
+            rows = tf.TensorArray(tf.float32, size=tf.shape(x)[0])
+            def fill_rows(i, rows):  # one row
+                rows = rows.write(i, tf.reshape(self.enc(x[i:i + 1]), [4]))
+                return i + 1, rows
+            _, rows = tf.while_loop(lambda i, *_: i < tf.shape(x)[0], fill_rows, [0, rows])
+            rows = rows.stack()
+            return rows
+        """)
+
+
+def test_a_static_bound_stays_a_python_loop():
+    out = _run("""\
+        import numpy as np
+        import tensorflow as tf
+
+        def call(self, x):
+            steps = x.shape[1]
+            codes = np.zeros((steps, 4))
+            for t in range(steps):
+                codes[t] = tf.reduce_sum(self.enc(x[:, t]), axis=0)
+            return codes
+        """, NA).output
+    assert "for t in range(steps):" in out and "while_loop" not in out
+
+
+def test_a_state_carried_across_a_tensor_bound_loop_is_reported_without_a_fix():
+    source = """\
+        import numpy as np
+        import tensorflow as tf
+
+        def call(self, x):
+            n = tf.shape(x)[0]
+            h = tf.zeros([4])
+            out = np.zeros((n, 4))
+            for i in range(n):
+                h = self.cell(x[i], h)
+                out[i] = h
+            return out
+        """
+    result = _run(source, NA)
+    assert result.output == dedent(source)
+    [finding] = result.diagnostics
+    assert not finding.fixable and "`h` lives on outside the loop" in finding.message
+
+
+def test_vectorize_reads_the_while_loop_form_with_slices_and_flattening():
+    out = _run("""\
+        import tensorflow as tf
+
+        def call(self, x):
+            n = tf.shape(x)[0]
+            flat = tf.TensorArray(tf.float32, size=n)
+            def fill_flat(j, flat):
+                sample = tf.reshape(x[j], [1, -1])
+                flat = flat.write(j, tf.reshape(self.enc(sample), [4]))
+                return j + 1, flat
+            _, flat = tf.while_loop(lambda j, *_: j < n, fill_flat, [0, flat])
+            rows = tf.TensorArray(tf.float32, size=n)
+            def fill_rows(j, rows):
+                rows = rows.write(j, tf.reshape(self.enc(x[j:j + 1]), [4]))
+                return j + 1, rows
+            _, rows = tf.while_loop(lambda j, *_: j < n, fill_rows, [0, rows])
+            return flat.stack() + rows.stack()
+        """, VS).output
+    assert out == dedent("""\
+        import tensorflow as tf
+
+        def call(self, x):
+            n = tf.shape(x)[0]
+            sample = tf.reshape(x, [tf.shape(x)[0], -1])
+            flat = tf.reshape(self.enc(sample), [-1, 4])
+            rows = tf.reshape(self.enc(x), [-1, 4])
+            return flat + rows
+        """)
+
+
+def test_names_a_dynamic_reader_reaches_stay():
+    source = """\
+        import tensorflow as tf
+
+        LAYER = tf.keras.layers.Dense(1)
+
+        def lookup(name):
+            return globals()[name]
+
+        def build():
+            spare = tf.keras.layers.Dense(2)
+            return dict(locals())
+        """
+    result = _run(source, UM)
+    assert result.output == dedent(source) and not result.diagnostics
+
+
+def test_a_removal_that_renames_auto_named_layers_is_reported_not_fixed():
+    source = """\
+        import tensorflow as tf
+
+        def build():
+            probe = tf.keras.layers.Dense(2)
+            model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+            return model.get_layer("dense_1")
+        """
+    result = _run(source, UM)
+    assert result.output == dedent(source)
+    [finding] = result.diagnostics
+    assert not finding.fixable and '"dense_1" (line 6)' in finding.message
