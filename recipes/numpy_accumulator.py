@@ -1,9 +1,10 @@
 """numpy-accumulator: NumPy buffers that collect tensors become tf.TensorArray.
 
 What it does: inside a function, a buffer made by ``np.zeros``, ``np.empty``,
-``np.zeros_like`` or ``np.ones`` (any NumPy alias, or ``from numpy import
-zeros``) that a loop fills with TensorFlow values (a layer call ``self.x(...)``,
-a ``tf.*`` call, or a name bound to one) becomes a ``tf.TensorArray``:
+``np.ones``, ``np.full``, their ``_like`` forms, ``np.array(data)`` or
+``np.copy(data)`` (any NumPy alias, or ``from numpy import zeros``) that a
+loop fills with TensorFlow values (a layer call ``self.x(...)``, a ``tf.*``
+call, or a name bound to one) becomes a ``tf.TensorArray``:
 ``buf[i] = v`` / ``buf[i, :] = v`` becomes ``buf = buf.write(i, v)``, reads of
 one slot inside the loop become ``buf.read(i)``, and the buffer is stacked
 once after the loop so later reads see a tensor of the NumPy shape. A loop
@@ -20,7 +21,11 @@ size) becomes a function of the index and the buffers run by
 ``tf.while_loop``: a Python ``for`` over a tensor needs autograph, which
 Keras 3 does not apply to a subclassed ``call``. Loops over a static bound
 stay Python loops (unrolled in graph mode). The result runs eagerly, under
-``tf.function`` and ``fit``, on TF 2.3, tf-keras and Keras 3.
+``tf.function`` and ``fit``, on TF 2.3, tf-keras and Keras 3. A buffer
+rebound after the loop, ``buf = tf.convert_to_tensor(buf, dtype=D)`` (or
+``tf.constant`` / ``tf.cast``), is part of the rewrite: ``D`` becomes the
+TensorArray's dtype and the line goes (a cast when the buffer named another
+dtype).
 
 Why this is a bug: ``arr[i] = tensor`` calls ``tensor.__array__()`` and stores
 a NumPy copy. Nothing computed from the buffer afterwards is on the
@@ -44,8 +49,10 @@ becomes::
     temp = temp.stack()
 
 Left alone: buffers filled only with constants, NumPy values or ``.numpy()``
-results (a mask, preprocessing, gradients logged after the tape), and buffers
-outside any function. The finding sits on the write line; put
+results (a mask, preprocessing), integer or bool buffers (token ids of a
+sampling loop, counts: no gradient flows through them), writes outside the
+``GradientTape`` block of a function that records one (losses or gradient
+norms logged after the step), and buffers outside any function. The finding sits on the write line; put
 ``# tf-migrate: ignore[numpy-accumulator]`` there to keep a buffer.
 
 CAVEATS:
@@ -53,8 +60,12 @@ CAVEATS:
   loop that sits next to the buffer's creation; the loop index must be one
   index component and every other component a bare ``:``. Anything else is
   reported without a fix.
-- Slots the loop never writes hold zeros (or ones) in NumPy, but make
-  ``stack()`` fail for a TensorArray: the loop must cover the whole axis.
+- Slots the loop never writes hold zeros (ones, the fill value, the copied
+  data) in NumPy, but make ``stack()`` fail for a TensorArray: the loop must
+  cover the whole axis.
+- The shape of a ``_like``/``array``/``copy`` buffer is not known from the
+  source: a loop index on axis 0 gets ``dynamic_size=True``, on another axis
+  the finding is reported without a fix.
 - A TensorArray holds one dtype: values are not cast unless ``dtype=`` says
   so, and integer or float64 layer outputs need an explicit ``dtype=``.
 - After the rewrite the buffer is a tensor: later NumPy-only use
@@ -84,11 +95,19 @@ from recipes._pyast import Declarations, assigned_names, declarations, dotted, m
 from recipes._ast import (
     add_import, bindings, call_parts, contains, dotted_name, enclosing, import_table,
     insert_after, is_call, is_full_slice, is_name, is_sole_statement_on_line,
-    name_reads, parse_expression, replace_statement, sequence_items, source,
+    name_reads, parse_expression, remove_statement, replace_statement, scope_nodes,
+    sequence_items, source,
     start, statement_of, subscript_parts, syms,
 )
 
-FACTORIES = ("zeros", "empty", "zeros_like", "ones")
+# NumPy calls that make a buffer -> the position of their dtype argument
+# (None: it takes none); the ``_like`` and data ones do not say the shape
+_SHAPED = {"zeros": 1, "empty": 1, "ones": 1, "full": 2}
+_FROM_DATA = {"zeros_like": 1, "empty_like": 1, "ones_like": 1, "full_like": 2,
+              "array": 1, "copy": None}
+FACTORIES = tuple(_SHAPED) + tuple(_FROM_DATA)
+_INTEGERS = ("int8", "int16", "int32", "int64", "uint8", "bool")
+_CONVERSIONS = ("convert_to_tensor", "constant", "cast")
 DTYPES = ("float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64",
           "uint8", "bool", "complex64", "complex128")
 _PY_DTYPES = {"float": "float64", "int": "int64", "bool": "bool", "complex": "complex128"}
@@ -137,6 +156,7 @@ class Buffer:
     slot_reads: List = field(default_factory=list)  # ``buf[i]`` inside the loop
     read_after: bool = False
     bound: Optional[str] = None      # the loop bound when it is a tensor (tf.while_loop)
+    conversion: object = None        # ``buf = tf.convert_to_tensor(buf, ...)`` after the loop
     problem: Optional[str] = None    # why it cannot be rewritten
 
 
@@ -165,7 +185,7 @@ def _dtype_name(node) -> Optional[str]:
 
 def _new_buffer(name, creation, function, positional, keywords) -> Buffer:
     dims = None
-    if function != "zeros_like":
+    if function in _SHAPED:
         shape = keywords.get("shape", positional[0] if positional else None)
         if shape is not None:
             items = sequence_items(shape)
@@ -173,7 +193,9 @@ def _new_buffer(name, creation, function, positional, keywords) -> Buffer:
                 dims = [source(item) for item in items]
             elif shape.type == token.NUMBER:
                 dims = [shape.value]
-    dtype_node = keywords.get("dtype", positional[1] if len(positional) > 1 else None)
+    where = _SHAPED.get(function, _FROM_DATA.get(function))
+    dtype_node = keywords.get("dtype", positional[where] if where is not None
+                              and len(positional) > where else None)
     dtype = _dtype_name(dtype_node) if dtype_node is not None else None
     buffer = Buffer(name, creation, dims, dtype)
     if dtype == "?":
@@ -197,11 +219,26 @@ class Analysis:
     def _buffers(self) -> List[Buffer]:
         found = []
         for name, values in self.bound.items():
-            for value in values:
-                factory = _factory_call(value, self.imports)
-                if factory and len(values) == 1:
-                    found.append(_new_buffer(name, value.parent, *factory))
+            factory = _factory_call(values[0], self.imports)
+            rebound = values[1:]
+            if factory and len(rebound) <= 1 and all(self.converts(v, name) for v in rebound):
+                buffer = _new_buffer(name, values[0].parent, *factory)
+                if rebound:
+                    buffer.conversion = rebound[0].parent
+                    _, positional, keywords = call_parts(rebound[0])
+                    dtype = keywords.get("dtype", positional[1] if len(positional) > 1 else None)
+                    if buffer.dtype is None and dtype is not None and _dtype_name(dtype) != "?":
+                        buffer.dtype = _dtype_name(dtype)
+                found.append(buffer)
         return found
+
+    def converts(self, value, name: str) -> bool:
+        """Is ``value`` ``tf.convert_to_tensor(name, ...)`` / ``tf.constant(name)``
+        / ``tf.cast(name, ...)``: the buffer rebound as a tensor after its loop?"""
+        parts = call_parts(value)
+        return bool(parts) and self.imports.is_tensorflow_call(parts[0]) \
+            and parts[0].rpartition(".")[2] in _CONVERSIONS and bool(parts[1]) \
+            and is_name(parts[1][0], name)
 
     def _settle_tensor_names(self) -> None:
         """Names bound to tensors, including buffers that will become
@@ -287,8 +324,9 @@ def _examine(buffer: Buffer, analysis: Analysis) -> bool:
     no tensor (left alone). ``buffer.problem`` says why a fix is impossible."""
     writes = analysis.writes(buffer)
     tensor_writes = [w for w in writes if analysis.is_tensor(w.children[-1])]
-    if not tensor_writes:
-        return False
+    if not tensor_writes or buffer.dtype in _INTEGERS \
+            or _outside_the_tape(tensor_writes[0], analysis.function):
+        return False  # token ids, counts, or values logged after the tape: no gradient wanted
     buffer.write = tensor_writes[0]
     if buffer.problem:
         return True
@@ -325,6 +363,14 @@ def _examine(buffer: Buffer, analysis: Analysis) -> bool:
         if buffer.bound is not None:
             buffer.problem = _why_not_liftable(buffer.loop, analysis)
     return True
+
+
+def _outside_the_tape(write, function) -> bool:
+    """Does ``function`` record a ``GradientTape`` and ``write`` sit outside
+    it (a loss or a gradient norm logged after the step)?"""
+    tapes = [n for n in scope_nodes(function) if n.type == syms.with_stmt
+             and "GradientTape" in source(n.children[1])]
+    return bool(tapes) and not any(contains(tape, write) for tape in tapes)
 
 
 def _index_loop(write, index):
@@ -561,6 +607,22 @@ def _stack_after_loop(buffer: Buffer, tf: str) -> None:
         insert_after(buffer.loop, f"{buffer.name} = {stacked}\n")
 
 
+def _merge_conversion(buffer: Buffer, tf: str) -> None:
+    """``buf = tf.convert_to_tensor(buf, dtype=D)`` after the loop: the stacked
+    buffer already is a tensor of the dtype the conversion named (it set the
+    TensorArray's), so the line goes; to another dtype it becomes a cast."""
+    stmt = buffer.conversion
+    _, positional, keywords = call_parts(stmt.children[-1])
+    node = keywords.get("dtype", positional[1] if len(positional) > 1 else None)
+    dtype = _dtype_name(node) if node is not None else None
+    if dtype in (None, buffer.dtype or "float32"):
+        remove_statement(statement_of(stmt))
+    elif dtype != "?":
+        cast = parse_expression(f"{tf}.cast({buffer.name}, {tf}.{dtype})")
+        cast.prefix = stmt.children[-1].prefix
+        stmt.children[-1].replace(cast)
+
+
 def _lift_loop(loop, buffers: List[Buffer], tf: str) -> None:
     """``for i in range(n): body`` over a tensor ``n`` becomes ``def
     fill_buf(i, buf): body; return i + 1, buf`` and ``tf.while_loop``: a
@@ -625,6 +687,9 @@ def _modify(node, capture, filename) -> None:
             rewritten = True
         for buffer in reversed(fixes):  # each insert goes right after its loop
             _stack_after_loop(buffer, tf or "tf")
+        for buffer in fixes:
+            if buffer.conversion is not None:
+                _merge_conversion(buffer, tf or "tf")
         _lift_tensor_bound_loops(fixes, tf or "tf")
     if rewritten and tf is None:
         add_import(node, "import tensorflow as tf")
@@ -685,7 +750,7 @@ RECIPE = Recipe(
     summary="NumPy buffers filled with tensors cut the tape; use tf.TensorArray",
     safety="safe",
     query=lambda q: q.select("file_input< any* >").modify(_modify),
-    tokens=("zeros", "empty", "ones"),
+    tokens=("zeros", "empty", "ones", "full", "array", "copy"),
     precheck=_may_fill_a_numpy_buffer,
     before_fails="none-gradient",
 )

@@ -2,7 +2,9 @@
 a tensor bound become tf.while_loop (numpy-accumulator), which
 vectorize-sample-loop reads back; one-row slices and flattening reshapes
 batch correctly; unused-model-instance leaves dynamically read names alone
-and reports removals that would rename auto-named layers."""
+and reports removals that would rename auto-named layers. Also the buffer
+kinds (np.full, _like, np.array/np.copy of data), a conversion after the
+loop, and the buffers left alone (integer ones, writes after the tape)."""
 
 from __future__ import annotations
 
@@ -142,3 +144,82 @@ def test_a_removal_that_renames_auto_named_layers_is_reported_not_fixed():
     assert result.output == dedent(source)
     [finding] = result.diagnostics
     assert not finding.fixable and '"dense_1" (line 6)' in finding.message
+
+
+_LOOP = """\
+    import numpy as np
+    import tensorflow as tf
+
+    def call(self, x):
+        buf = {creation}
+        for t in range(3):
+            buf[t] = self.enc(x[:, t])
+        {after}
+        return buf
+    """
+
+
+def _buffer_rewrite(creation: str, after: str = "") -> str:
+    out = _run(_LOOP.format(creation=creation, after=after), NA).output
+    return "\n".join(line.strip() for line in out.splitlines()[4:-1] if line.strip())
+
+
+def test_np_full_takes_its_dtype_from_the_third_argument():
+    assert _buffer_rewrite("np.full((3, 2), -1.0, np.float64)").splitlines()[0] == \
+        "buf = tf.TensorArray(tf.float64, size=3)"
+
+
+def test_data_and_like_buffers_have_an_unknown_size():
+    for creation in ("np.empty_like(x)", "np.copy(x)", "np.array(x, 'float32')", "np.ones_like(x)"):
+        assert _buffer_rewrite(creation).splitlines()[0] == \
+            "buf = tf.TensorArray(tf.float32, size=0, dynamic_size=True)", creation
+
+
+def test_a_conversion_after_the_loop_sets_the_dtype_and_goes():
+    assert _buffer_rewrite("np.zeros((3, 2))", "buf = tf.convert_to_tensor(buf, dtype=tf.float64)") == "\n".join([
+        "buf = tf.TensorArray(tf.float64, size=3)",
+        "for t in range(3):",
+        "buf = buf.write(t, tf.cast(self.enc(x[:, t]), tf.float64))",
+        "buf = buf.stack()",
+    ])
+
+
+def test_a_conversion_to_another_dtype_than_the_buffers_becomes_a_cast():
+    assert _buffer_rewrite("np.zeros((3, 2), np.float32)", "buf = tf.constant(buf, dtype=tf.float16)") \
+        .splitlines()[-1] == "buf = tf.cast(buf, tf.float16)"
+
+
+def test_integer_buffers_and_writes_after_the_tape_are_left_alone():
+    tokens = _LOOP.format(creation="np.zeros((3, 2), dtype=np.int32)", after="")
+    logged = """\
+        import numpy as np
+        import tensorflow as tf
+
+        def fit(model, x, y, opt):
+            history = np.zeros(3)
+            for step in range(3):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(tf.square(model(x) - y))
+                opt.minimize(loss, model.trainable_variables, tape=tape)
+                history[step] = loss
+            return history
+        """
+    for source in (tokens, logged):
+        result = _run(source, NA)
+        assert result.output == dedent(source) and not result.diagnostics
+
+
+def test_a_write_inside_the_tape_is_still_fixed():
+    out = _run("""\
+        import numpy as np
+        import tensorflow as tf
+
+        def step(model, x):
+            with tf.GradientTape() as tape:
+                parts = np.zeros(3)
+                for k in range(3):
+                    parts[k] = tf.reduce_sum(model(x[k:k + 1]))
+                loss = tf.reduce_mean(parts)
+            return tape.gradient(loss, model.trainable_variables)
+        """, NA).output
+    assert "parts = parts.write(k, tf.reduce_sum(model(x[k:k + 1])))" in out
