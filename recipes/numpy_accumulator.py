@@ -27,6 +27,11 @@ rebound after the loop, ``buf = tf.convert_to_tensor(buf, dtype=D)`` (or
 TensorArray's dtype and the line goes (a cast when the buffer named another
 dtype).
 
+Tensors collected in a Python list (appended, a display or a comprehension)
+and turned into NumPy by ``np.array(lst)`` / ``np.asarray(lst)`` /
+``np.stack(lst, axis=k)`` / ``np.concatenate(lst, axis=k)`` are the same bug:
+the call becomes ``tf.stack(lst[, axis=k])`` / ``tf.concat(lst, axis=k)``.
+
 Why this is a bug: ``arr[i] = tensor`` calls ``tensor.__array__()`` and stores
 a NumPy copy. Nothing computed from the buffer afterwards is on the
 GradientTape, so every gradient upstream of it is ``None`` (Keras reports "No
@@ -214,7 +219,7 @@ class Analysis:
         self.buffers = self._buffers()
         self.tensor_names: Set[str] = set()
         if self.buffers:
-            self._settle_tensor_names()
+            self.settle_tensor_names()
 
     def _buffers(self) -> List[Buffer]:
         found = []
@@ -240,7 +245,7 @@ class Analysis:
             and parts[0].rpartition(".")[2] in _CONVERSIONS and bool(parts[1]) \
             and is_name(parts[1][0], name)
 
-    def _settle_tensor_names(self) -> None:
+    def settle_tensor_names(self) -> None:
         """Names bound to tensors, including buffers that will become
         TensorArrays (a nested buffer makes its outer buffer tensor-valued)."""
         while True:
@@ -672,6 +677,90 @@ def _message(buffer: Buffer) -> str:
     return f"{text} ({buffer.problem})" if buffer.problem else text
 
 
+# NumPy calls that turn a list of tensors into one array -> the tf.* that keeps the tape
+_LIST_TO_TENSOR = {"array": "stack", "asarray": "stack", "stack": "stack", "concatenate": "concat"}
+
+
+def _list_conversions(analysis: Analysis) -> List:
+    """``np.stack(lst, axis=k)`` / ``np.array(lst)`` / ``np.asarray(lst)`` /
+    ``np.concatenate(lst, axis=k)`` of a list of tensors built in the
+    function (appended to, a list display or comprehension): each copies the
+    tensors into NumPy. Calls outside a function's tape are left alone."""
+    found = []
+    for node in scope_nodes(analysis.function):
+        parts = call_parts(node) if is_call(node) else None
+        if not parts or analysis.imports.numpy_function(parts[0]) not in _LIST_TO_TENSOR:
+            continue
+        positional = parts[1]
+        if positional and _tensor_list(positional[0], analysis) \
+                and not _outside_the_tape(node, analysis.function):
+            found.append(node)
+    return found
+
+
+def _tensor_list(expr, analysis: Analysis) -> bool:
+    """Is ``expr`` a list of tensors: a display or comprehension of them, or a
+    name bound once to one, or to ``[]`` then appended only tensors?"""
+    if expr.type == syms.atom and expr.children[0].value == "[" and len(expr.children) == 3:
+        return analysis.is_tensor(expr)  # [a, b] or [f(t) for t in ...]
+    if not is_name(expr):
+        return False
+    name = expr.value
+    values = analysis.bound.get(name, [])
+    if len(values) != 1 or values[0].type != syms.atom or values[0].children[0].value != "[":
+        return False
+    if len(values[0].children) == 3:
+        return analysis.is_tensor(values[0])
+    appended = [call_parts(n)[1] for n in scope_nodes(analysis.function)
+                if is_call(n) and (call_parts(n) or ("",))[0] == f"{name}.append"]
+    layers = _layer_loop_variables(analysis.function)
+    return bool(appended) and all(len(a) == 1 and (analysis.is_tensor(a[0]) or is_call(a[0])
+                                                   and source(a[0].children[0]).strip() in layers)
+                                  for a in appended)
+
+
+def _layer_loop_variables(function) -> Set[str]:
+    """``layer`` of ``for layer in self.blocks:``: calling it calls a layer."""
+    return {n.children[1].value for n in scope_nodes(function)
+            if n.type == syms.for_stmt and is_name(n.children[1])
+            and source(n.children[3]).strip().startswith("self.")}
+
+
+def _list_conversion_fix(call, analysis: Analysis) -> Optional[str]:
+    """``tf.stack(lst, axis=k)`` / ``tf.concat(lst, axis=k)`` for the NumPy
+    call, or None when it has arguments TensorFlow's has not."""
+    callee, positional, keywords = call_parts(call)
+    function = analysis.imports.numpy_function(callee)
+    extra = set(keywords) - {"axis"} if function in ("stack", "concatenate") else set(keywords)
+    if extra or len(positional) > (2 if function in ("stack", "concatenate") else 1):
+        return None
+    axis = keywords.get("axis", positional[1] if len(positional) > 1 else None)
+    axis_text = source(axis).strip() if axis is not None else "0"
+    tf = analysis.tf
+    items = source(positional[0]).strip()
+    if function == "concatenate":
+        return f"{tf}.concat({items}, axis={axis_text})"
+    return f"{tf}.stack({items}" + (f", axis={axis_text})" if axis is not None else ")")
+
+
+def _fix_list_conversions(analysis: Analysis) -> bool:
+    """Report (and fix) every NumPy conversion of a list of tensors."""
+    if not analysis.tensor_names:
+        analysis.settle_tensor_names()
+    rewritten = False
+    for call in _list_conversions(analysis):
+        fix = _list_conversion_fix(call, analysis)
+        message = (f"`{source(call).strip()}` copies the tensors of the list into a NumPy array: "
+                   f"the tape stops there and gradients come back None (model.fit raises)")
+        message += f"; use `{fix}`" if fix else " (its arguments have no tf.stack/tf.concat equivalent)"
+        if propose(call, message, fixable=fix is not None):
+            replacement = parse_expression(fix)
+            replacement.prefix = call.prefix
+            call.replace(replacement)
+            rewritten = True
+    return rewritten
+
+
 def _modify(node, capture, filename) -> None:
     imports = Imports.of(import_table(node))
     tf = "tf" if "tf" in imports.tensorflow else min(imports.tensorflow, default=None)
@@ -691,6 +780,7 @@ def _modify(node, capture, filename) -> None:
             if buffer.conversion is not None:
                 _merge_conversion(buffer, tf or "tf")
         _lift_tensor_bound_loops(fixes, tf or "tf")
+        rewritten = _fix_list_conversions(Analysis(function, imports)) or rewritten
     if rewritten and tf is None:
         add_import(node, "import tensorflow as tf")
 
@@ -705,20 +795,23 @@ class _FunctionFacts:
 
     bound: Set[str] = field(default_factory=set)
     filled: Set[str] = field(default_factory=set)
+    converts_a_list: bool = False
     makes_tensors: bool = False
 
 
 def _may_fill_a_numpy_buffer(facts: SourceFacts) -> bool:
     """Precheck: the file imports NumPy (Imports.numpy_function) and, in one
     function (nested ones included), a name is bound to one of its
-    factories and subscript-assigned, and something can make a tensor
-    (Analysis.is_tensor: a ``self.<layer>(...)`` call or a name bound by
-    ``import tensorflow``)."""
-    if not _SUBSCRIPT_ASSIGNMENT.search(facts.text) or not may_import(facts, ("numpy",)):
+    factories and subscript-assigned, or a name is passed to a NumPy call
+    that turns a list into an array (_LIST_TO_TENSOR), and something can
+    make a tensor (Analysis.is_tensor: a ``self.<layer>(...)`` call or a
+    name bound by ``import tensorflow``)."""
+    if not may_import(facts, ("numpy",)):
         return False
     imports = Imports.of(declarations(facts))
-    if not imports.numpy and not set(imports.numpy_names.values()) & set(FACTORIES):
+    if not imports.numpy and not set(imports.numpy_names.values()) & (set(FACTORIES) | set(_LIST_TO_TENSOR)):
         return False
+    assigns_subscripts = bool(_SUBSCRIPT_ASSIGNMENT.search(facts.text))
     functions: Dict[int, _FunctionFacts] = {}
     stack = [(node, None) for node in facts.tree.body]
     while stack:
@@ -736,13 +829,17 @@ def _may_fill_a_numpy_buffer(facts: SourceFacts) -> bool:
                 base = base.value
             if isinstance(base, ast.Name):
                 function.filled.add(base.id)
+        elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Name) \
+                and imports.numpy_function(dotted(node.func) or "") in _LIST_TO_TENSOR:
+            function.converts_a_list = True
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
                 and isinstance(node.func.value, ast.Name) and node.func.value.id == "self":
             function.makes_tensors = True
         elif isinstance(node, ast.Name) and node.id in imports.tensorflow:
             function.makes_tensors = True
         stack.extend((child, function) for child in ast.iter_child_nodes(node))
-    return any(f.makes_tensors and not f.bound.isdisjoint(f.filled) for f in functions.values())
+    return any(f.makes_tensors and (assigns_subscripts and not f.bound.isdisjoint(f.filled)
+                                    or f.converts_a_list) for f in functions.values())
 
 
 RECIPE = Recipe(
@@ -750,7 +847,7 @@ RECIPE = Recipe(
     summary="NumPy buffers filled with tensors cut the tape; use tf.TensorArray",
     safety="safe",
     query=lambda q: q.select("file_input< any* >").modify(_modify),
-    tokens=("zeros", "empty", "ones", "full", "array", "copy"),
+    tokens=("zeros", "empty", "ones", "full", "array", "copy", "stack", "concatenate"),
     precheck=_may_fill_a_numpy_buffer,
     before_fails="none-gradient",
 )

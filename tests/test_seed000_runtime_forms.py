@@ -223,3 +223,41 @@ def test_a_write_inside_the_tape_is_still_fixed():
             return tape.gradient(loss, model.trainable_variables)
         """, NA).output
     assert "parts = parts.write(k, tf.reduce_sum(model(x[k:k + 1])))" in out
+
+
+def test_lists_of_tensors_turned_into_numpy_become_tf_stack_and_tf_concat():
+    out = _run("""\
+        import numpy as np
+        import tensorflow as tf
+
+        def call(self, x):
+            steps = []
+            for t in range(3):
+                steps.append(self.enc(x[:, t]))
+            parts = []
+            for layer in self.branches:
+                parts.append(layer(x))
+            codes = [self.enc(x[:, t]) for t in range(3)]
+            return np.array(steps), np.stack(codes, axis=1), np.concatenate(parts, axis=-1)
+        """, NA).output
+    assert out.splitlines()[-1].strip() == \
+        "return tf.stack(steps), tf.stack(codes, axis=1), tf.concat(parts, axis=-1)"
+
+
+def test_lists_of_numpy_values_or_converted_outside_the_tape_stay():
+    source = """\
+        import numpy as np
+        import tensorflow as tf
+
+        def log(model, xs, opt):
+            rows = []
+            norms = []
+            for x in xs:
+                rows.append(np.ones(3))
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_sum(model(x))
+                norms.append(tf.norm(loss))
+            return np.array(rows), np.stack(norms)
+        """
+    result = _run(source, NA)
+    assert result.output == dedent(source) and not result.diagnostics
