@@ -32,6 +32,13 @@ and turned into NumPy by ``np.array(lst)`` / ``np.asarray(lst)`` /
 ``np.stack(lst, axis=k)`` / ``np.concatenate(lst, axis=k)`` are the same bug:
 the call becomes ``tf.stack(lst[, axis=k])`` / ``tf.concat(lst, axis=k)``.
 
+So is NumPy computing on a tensor in a gradient context (a ``GradientTape``
+block, a Keras ``call``/``train_step``, a ``tf.function``):
+``np.mean(np.asarray(h), axis=1)`` becomes ``tf.reduce_mean(h, axis=1)``
+(likewise sum, max, min, prod, std, var, exp, log, sqrt, square, abs, tanh),
+``np.array(t)`` becomes ``t`` (``tf.cast`` with a dtype); another NumPy call
+on a tensor is reported, naming the call.
+
 Why this is a bug: ``arr[i] = tensor`` calls ``tensor.__array__()`` and stores
 a NumPy copy. Nothing computed from the buffer afterwards is on the
 GradientTape, so every gradient upstream of it is ``None`` (Keras reports "No
@@ -761,6 +768,104 @@ def _fix_list_conversions(analysis: Analysis) -> bool:
     return rewritten
 
 
+# NumPy functions on a tensor -> their tf.* equivalent (keywords: axis, keepdims)
+_NUMPY_TO_TF = {"mean": "reduce_mean", "sum": "reduce_sum", "max": "reduce_max",
+                "min": "reduce_min", "prod": "reduce_prod", "std": "math.reduce_std",
+                "var": "math.reduce_variance", "exp": "exp", "log": "math.log", "sqrt": "sqrt",
+                "square": "square", "abs": "abs", "tanh": "tanh"}
+_GRADIENT_METHODS = ("call", "train_step", "__call__")
+
+
+def _in_gradient_context(node, function) -> bool:
+    """Inside a ``GradientTape`` block, a Keras ``call``/``train_step``, or a
+    ``tf.function``: where a NumPy value cuts the tape (or raises)."""
+    if function.children[1].value in _GRADIENT_METHODS:
+        return True
+    decorated = function.parent if function.parent is not None \
+        and function.parent.type == syms.decorated else None
+    if decorated is not None and "function" in source(decorated.children[0]):
+        return True
+    return any(n.type == syms.with_stmt and "GradientTape" in source(n.children[1]) and contains(n, node)
+               for n in scope_nodes(function))
+
+
+def _tensor_under_numpy(expr, analysis: Analysis):
+    """The tensor expression under ``np.asarray(t)`` / ``np.array(t)`` (or
+    ``expr`` itself when it is a tensor); None when it is neither."""
+    parts = call_parts(expr)
+    if parts and analysis.imports.numpy_function(parts[0]) in ("array", "asarray") \
+            and len(parts[1]) == 1 and not parts[2]:
+        expr = parts[1][0]
+    if expr.type == syms.atom and expr.children[0].value == "[":
+        return None  # a list: _list_conversions
+    text = source(expr)
+    if any(f".{a}" in text for a in _TENSOR_ATTRIBUTES):
+        return None  # shapes and dtypes are Python values
+    return expr if analysis.is_tensor(expr) or _model_call(expr, analysis.function) else None
+
+
+def _model_call(expr, function) -> bool:
+    """``model(x)`` where the function also reads ``model.trainable_variables``
+    (or ``trainable_weights``): a Keras model, so a tensor."""
+    parts = call_parts(expr)
+    if not parts or "." in parts[0]:
+        return False
+    text = source(function)
+    return f"{parts[0]}.trainable_variables" in text or f"{parts[0]}.trainable_weights" in text
+
+
+def _numpy_on_tensors(analysis: Analysis) -> List:
+    """Outermost NumPy calls on a tensor in a gradient context."""
+    found = []
+    for node in scope_nodes(analysis.function):
+        parts = call_parts(node) if is_call(node) else None
+        function = analysis.imports.numpy_function(parts[0]) if parts else None
+        if function is None or function in _LIST_TO_TENSOR and _tensor_list(parts[1][0] if parts[1] else node, analysis) \
+                or not parts[1] or _tensor_under_numpy(parts[1][0], analysis) is None \
+                or not _in_gradient_context(node, analysis.function):
+            continue
+        if not any(contains(outer, node) for outer in found):
+            found.append(node)
+    return found
+
+
+def _numpy_on_tensor_fix(call, analysis: Analysis) -> Optional[str]:
+    callee, positional, keywords = call_parts(call)
+    function = analysis.imports.numpy_function(callee)
+    tensor = source(_tensor_under_numpy(positional[0], analysis)).strip()
+    tf = analysis.tf
+    if function in ("array", "asarray"):
+        dtype = keywords.get("dtype", positional[1] if len(positional) > 1 else None)
+        name = _dtype_name(dtype) if dtype is not None else None
+        if set(keywords) - {"dtype"} or len(positional) > 2 or name == "?":
+            return None
+        return f"{tf}.cast({tensor}, {tf}.{name})" if name else tensor
+    if function not in _NUMPY_TO_TF or set(keywords) - {"axis", "keepdims"} or len(positional) > 2:
+        return None
+    if len(positional) == 2:
+        keywords = dict(keywords, axis=positional[1])
+    arguments = "".join(f", {k}={source(v).strip()}" for k, v in keywords.items())
+    return f"{tf}.{_NUMPY_TO_TF[function]}({tensor}{arguments})"
+
+
+def _fix_numpy_on_tensors(analysis: Analysis) -> bool:
+    if not analysis.tensor_names:
+        analysis.settle_tensor_names()
+    rewritten = False
+    for call in _numpy_on_tensors(analysis):
+        fix = _numpy_on_tensor_fix(call, analysis)
+        message = (f"`{source(call).strip()}` computes with NumPy on a tensor: the result is a "
+                   f"constant to the tape, so gradients come back None (model.fit raises)")
+        message += f"; use `{fix}`" if fix else \
+            f" (`{call_parts(call)[0]}` has no tf.* equivalent this recipe knows)"
+        if propose(call, message, fixable=fix is not None):
+            replacement = parse_expression(fix)
+            replacement.prefix = call.prefix
+            call.replace(replacement)
+            rewritten = True
+    return rewritten
+
+
 def _modify(node, capture, filename) -> None:
     imports = Imports.of(import_table(node))
     tf = "tf" if "tf" in imports.tensorflow else min(imports.tensorflow, default=None)
@@ -781,6 +886,7 @@ def _modify(node, capture, filename) -> None:
                 _merge_conversion(buffer, tf or "tf")
         _lift_tensor_bound_loops(fixes, tf or "tf")
         rewritten = _fix_list_conversions(Analysis(function, imports)) or rewritten
+        rewritten = _fix_numpy_on_tensors(Analysis(function, imports)) or rewritten
     if rewritten and tf is None:
         add_import(node, "import tensorflow as tf")
 
@@ -795,21 +901,21 @@ class _FunctionFacts:
 
     bound: Set[str] = field(default_factory=set)
     filled: Set[str] = field(default_factory=set)
-    converts_a_list: bool = False
+    calls_numpy: bool = False
     makes_tensors: bool = False
 
 
 def _may_fill_a_numpy_buffer(facts: SourceFacts) -> bool:
     """Precheck: the file imports NumPy (Imports.numpy_function) and, in one
     function (nested ones included), a name is bound to one of its
-    factories and subscript-assigned, or a name is passed to a NumPy call
-    that turns a list into an array (_LIST_TO_TENSOR), and something can
-    make a tensor (Analysis.is_tensor: a ``self.<layer>(...)`` call or a
+    factories and subscript-assigned, or a NumPy function is called with an
+    argument (a list of tensors or a tensor?), and something can make a
+    tensor (Analysis.is_tensor: a ``self.<layer>(...)`` call or a
     name bound by ``import tensorflow``)."""
     if not may_import(facts, ("numpy",)):
         return False
     imports = Imports.of(declarations(facts))
-    if not imports.numpy and not set(imports.numpy_names.values()) & (set(FACTORIES) | set(_LIST_TO_TENSOR)):
+    if not imports.numpy and not imports.numpy_names:
         return False
     assigns_subscripts = bool(_SUBSCRIPT_ASSIGNMENT.search(facts.text))
     functions: Dict[int, _FunctionFacts] = {}
@@ -829,9 +935,9 @@ def _may_fill_a_numpy_buffer(facts: SourceFacts) -> bool:
                 base = base.value
             if isinstance(base, ast.Name):
                 function.filled.add(base.id)
-        elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Name) \
-                and imports.numpy_function(dotted(node.func) or "") in _LIST_TO_TENSOR:
-            function.converts_a_list = True
+        elif isinstance(node, ast.Call) and node.args \
+                and imports.numpy_function(dotted(node.func) or "") is not None:
+            function.calls_numpy = True  # on a list of tensors, or a tensor?
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
                 and isinstance(node.func.value, ast.Name) and node.func.value.id == "self":
             function.makes_tensors = True
@@ -839,7 +945,7 @@ def _may_fill_a_numpy_buffer(facts: SourceFacts) -> bool:
             function.makes_tensors = True
         stack.extend((child, function) for child in ast.iter_child_nodes(node))
     return any(f.makes_tensors and (assigns_subscripts and not f.bound.isdisjoint(f.filled)
-                                    or f.converts_a_list) for f in functions.values())
+                                    or f.calls_numpy) for f in functions.values())
 
 
 RECIPE = Recipe(
@@ -847,7 +953,7 @@ RECIPE = Recipe(
     summary="NumPy buffers filled with tensors cut the tape; use tf.TensorArray",
     safety="safe",
     query=lambda q: q.select("file_input< any* >").modify(_modify),
-    tokens=("zeros", "empty", "ones", "full", "array", "copy", "stack", "concatenate"),
+    tokens=("numpy",),  # every form needs NumPy imported; the precheck does the rest
     precheck=_may_fill_a_numpy_buffer,
     before_fails="none-gradient",
 )

@@ -261,3 +261,31 @@ def test_lists_of_numpy_values_or_converted_outside_the_tape_stay():
         """
     result = _run(source, NA)
     assert result.output == dedent(source) and not result.diagnostics
+
+
+def test_numpy_on_a_tensor_in_a_gradient_context_becomes_tf_or_is_reported():
+    result = _run("""\
+        import numpy as np
+        import tensorflow as tf
+
+        class M(tf.keras.Model):
+            def call(self, x):
+                h = self.enc(x)
+                pooled = np.mean(np.asarray(h), axis=1)
+                top = np.argmax(h, axis=-1)
+                return np.array(self.head(pooled), dtype=np.float64), top
+
+        def step(model, x):
+            with tf.GradientTape() as tape:
+                pred = np.array(model(x))
+            return tape.gradient(pred, model.trainable_variables)
+
+        def evaluate(model, x):
+            return np.mean(model(x) > 0.5)
+        """, NA)
+    out = result.output
+    assert "pooled = tf.reduce_mean(h, axis=1)" in out
+    assert "return tf.cast(self.head(pooled), tf.float64), top" in out
+    assert "pred = model(x)" in out and "return np.mean(model(x) > 0.5)" in out
+    [argmax] = [d for d in result.diagnostics if not d.fixable]
+    assert "`np.argmax` has no tf.* equivalent" in argmax.message
