@@ -31,8 +31,10 @@ auto-name one of its class (``get_layer("dense_1")`` after an unused
 the later layers.
 
 CAVEATS:
-- A constructor whose arguments call something (``Dense(3, kernel_initializer=make())``)
-  may matter for its side effects: that removal is offered as unsafe.
+- A constructor whose arguments call something other than a Keras class
+  (``Dense(3, kernel_initializer=make())``) may matter for its side
+  effects: that removal is offered as unsafe. Nested Keras constructors
+  (``Sequential([Dense(4)])``) do not count.
 - Keras numbers auto-generated layer names per class (``dense``, ``dense_1``):
   removing an instance renames the later ones. A lookup by a generated name
   in this file blocks the fix; checkpoints loaded by name are not seen.
@@ -163,7 +165,8 @@ def _unused_instances(root):
         if any(leaf is not target for leaf in name_reads(scope, target.value)) \
                 or _dynamic_reader(scope, root, target.value):
             continue
-        calls_inside = any(is_call(n) for n in value.children[-1].pre_order())
+        calls_inside = any(is_call(n) and not keras.is_keras_class(call_parts(n)[0] if call_parts(n) else "")
+                           for n in value.children[-1].pre_order())
         yield node, stmt, call[0], calls_inside
 
 

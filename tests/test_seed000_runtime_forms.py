@@ -289,3 +289,13 @@ def test_numpy_on_a_tensor_in_a_gradient_context_becomes_tf_or_is_reported():
     assert "pred = model(x)" in out and "return np.mean(model(x) > 0.5)" in out
     [argmax] = [d for d in result.diagnostics if not d.fixable]
     assert "`np.argmax` has no tf.* equivalent" in argmax.message
+
+
+def test_nested_keras_constructors_keep_a_removal_safe():
+    result = transform(dedent("""\
+        import tensorflow as tf
+
+        baseline = tf.keras.Sequential([tf.keras.layers.Dense(4), tf.keras.layers.Dense(1)])
+        """), "t.py", Options(tuple(resolve([UM]))))
+    [finding] = result.diagnostics
+    assert finding.safety == "safe" and finding.applied
