@@ -459,8 +459,9 @@ def _why_not_liftable(loop, analysis: Analysis) -> Optional[str]:
     carried = {b.name for b in analysis.buffers if b.write is not None and contains(body, b.write)
                and not contains(body, b.creation)}
     for leaf in body.leaves():
-        if leaf.type == token.NAME and leaf.value in _LEAVE_A_LOOP \
-                or leaf.value in ("break", "continue") and enclosing(leaf, syms.for_stmt, syms.while_stmt) is loop:
+        leaves_early = leaf.value in ("break", "continue") \
+            and enclosing(leaf, syms.for_stmt, syms.while_stmt) is loop
+        if leaf.type == token.NAME and leaf.value in _LEAVE_A_LOOP or leaves_early:
             return f"the loop over a tensor bound contains `{leaf.value}`"
     inside = {leaf.value for leaf in body.leaves() if _binds(leaf)} - carried - {loop.children[1].value}
     outside = {leaf.value for leaf in analysis.function.leaves()
@@ -820,8 +821,9 @@ def _numpy_on_tensors(analysis: Analysis) -> List:
     for node in scope_nodes(analysis.function):
         parts = call_parts(node) if is_call(node) else None
         function = analysis.imports.numpy_function(parts[0]) if parts else None
-        if function is None or function in _LIST_TO_TENSOR and _tensor_list(parts[1][0] if parts[1] else node, analysis) \
-                or not parts[1] or _tensor_under_numpy(parts[1][0], analysis) is None \
+        if function is None or not parts[1] \
+                or function in _LIST_TO_TENSOR and _tensor_list(parts[1][0], analysis) \
+                or _tensor_under_numpy(parts[1][0], analysis) is None \
                 or not _in_gradient_context(node, analysis.function):
             continue
         if not any(contains(outer, node) for outer in found):
@@ -901,17 +903,20 @@ class _FunctionFacts:
 
     bound: Set[str] = field(default_factory=set)
     filled: Set[str] = field(default_factory=set)
+    converts_a_list: bool = False
     calls_numpy: bool = False
+    gradient_context: bool = False  # a call/train_step, decorated, or records a tape
     makes_tensors: bool = False
 
 
 def _may_fill_a_numpy_buffer(facts: SourceFacts) -> bool:
     """Precheck: the file imports NumPy (Imports.numpy_function) and, in one
     function (nested ones included), a name is bound to one of its
-    factories and subscript-assigned, or a NumPy function is called with an
-    argument (a list of tensors or a tensor?), and something can make a
-    tensor (Analysis.is_tensor: a ``self.<layer>(...)`` call or a
-    name bound by ``import tensorflow``)."""
+    factories and subscript-assigned, or a NumPy call turns a list into an
+    array, or a NumPy function is called in a possible gradient context
+    (_in_gradient_context: ``call``/``train_step``, a decorator, a
+    ``GradientTape``), and something can make a tensor (Analysis.is_tensor:
+    a ``self.<layer>(...)`` call or a name bound by ``import tensorflow``)."""
     if not may_import(facts, ("numpy",)):
         return False
     imports = Imports.of(declarations(facts))
@@ -924,6 +929,7 @@ def _may_fill_a_numpy_buffer(facts: SourceFacts) -> bool:
         node, function = stack.pop()
         if function is None and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             function = functions.setdefault(id(node), _FunctionFacts())
+            function.gradient_context = node.name in _GRADIENT_METHODS or bool(node.decorator_list)
         elif function is None:
             pass  # buffers outside any function are left alone
         elif isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Call):
@@ -937,7 +943,11 @@ def _may_fill_a_numpy_buffer(facts: SourceFacts) -> bool:
                 function.filled.add(base.id)
         elif isinstance(node, ast.Call) and node.args \
                 and imports.numpy_function(dotted(node.func) or "") is not None:
-            function.calls_numpy = True  # on a list of tensors, or a tensor?
+            numpy_function = imports.numpy_function(dotted(node.func) or "")
+            function.converts_a_list |= numpy_function in _LIST_TO_TENSOR
+            function.calls_numpy = True  # on a tensor, in a gradient context?
+        elif isinstance(node, ast.Attribute) and node.attr == "GradientTape":
+            function.gradient_context = True
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
                 and isinstance(node.func.value, ast.Name) and node.func.value.id == "self":
             function.makes_tensors = True
@@ -945,7 +955,9 @@ def _may_fill_a_numpy_buffer(facts: SourceFacts) -> bool:
             function.makes_tensors = True
         stack.extend((child, function) for child in ast.iter_child_nodes(node))
     return any(f.makes_tensors and (assigns_subscripts and not f.bound.isdisjoint(f.filled)
-                                    or f.calls_numpy) for f in functions.values())
+                                    or f.converts_a_list
+                                    or f.calls_numpy and f.gradient_context)
+               for f in functions.values())
 
 
 RECIPE = Recipe(

@@ -176,7 +176,8 @@ def test_data_and_like_buffers_have_an_unknown_size():
 
 
 def test_a_conversion_after_the_loop_sets_the_dtype_and_goes():
-    assert _buffer_rewrite("np.zeros((3, 2))", "buf = tf.convert_to_tensor(buf, dtype=tf.float64)") == "\n".join([
+    rewrite = _buffer_rewrite("np.zeros((3, 2))", "buf = tf.convert_to_tensor(buf, dtype=tf.float64)")
+    assert rewrite == "\n".join([
         "buf = tf.TensorArray(tf.float64, size=3)",
         "for t in range(3):",
         "buf = buf.write(t, tf.cast(self.enc(x[:, t]), tf.float64))",
