@@ -447,10 +447,14 @@ def _last_leaf(node):
 def _take_trailing_prefix(stmt) -> str:
     """Detach the prefix of a compound statement's final DEDENT (comments and
     the next line's indentation that fissix stores there)."""
-    last = _last_leaf(stmt)
-    if last.type != token.DEDENT or not last.prefix:
-        return ""
-    text, last.prefix = last.prefix, ""
+    dedents = []
+    for leaf in reversed(list(stmt.leaves())):  # a nested block ends in several
+        if leaf.type != token.DEDENT:
+            break
+        dedents.insert(0, leaf)
+    text = "".join(leaf.prefix for leaf in dedents)
+    for leaf in dedents:
+        leaf.prefix = ""
     return text
 
 

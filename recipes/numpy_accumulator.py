@@ -9,7 +9,9 @@ call, or a name bound to one) becomes a ``tf.TensorArray``:
 one slot inside the loop become ``buf.read(i)``, and the buffer is stacked
 once after the loop so later reads see a tensor of the NumPy shape. A loop
 index on another axis (``buf[:, t, :] = v``) is written along ``t``, then
-stacked and transposed back. A value built from a batch of one (a layer fed
+stacked and transposed back. Two nested loops writing ``buf[i, j] = v`` over the first two axes fill one
+TensorArray at ``i * m + j``, reshaped to the NumPy shape after the loops.
+A value built from a batch of one (a layer fed
 ``tf.reshape(x, [1, ...])``, ``tf.expand_dims(x, 0)`` or ``x[None]``), which
 NumPy silently broadcasts into its ``(d,)`` slot, is written as
 ``tf.reshape(v, slot_shape)`` so the stacked shape equals the NumPy one.
@@ -70,8 +72,9 @@ norms logged after the step), and buffers outside any function. The finding sits
 CAVEATS:
 - Only one write statement per buffer, directly in a ``for ... in range(...)``
   loop that sits next to the buffer's creation; the loop index must be one
-  index component and every other component a bare ``:``. Anything else is
-  reported without a fix.
+  index component and every other component a bare ``:`` (or ``buf[i, j]``
+  from two nested loops over ``range`` of the first two dimensions, static
+  bounds only). Anything else (``buf[i, cols]``) is reported without a fix.
 - Slots the loop never writes hold zeros (ones, the fill value, the copied
   data) in NumPy, but make ``stack()`` fail for a TensorArray: the loop must
   cover the whole axis.
@@ -169,6 +172,7 @@ class Buffer:
     read_after: bool = False
     bound: Optional[str] = None      # the loop bound when it is a tensor (tf.while_loop)
     conversion: object = None        # ``buf = tf.convert_to_tensor(buf, ...)`` after the loop
+    inner: object = None             # the inner loop of a ``buf[i, j] = v`` write
     problem: Optional[str] = None    # why it cannot be rewritten
 
 
@@ -351,12 +355,18 @@ def _examine(buffer: Buffer, analysis: Analysis) -> bool:
         buffer.problem = "the write is not a plain `buf[...] = value` statement"
         return True
     _, index = subscript_parts(write.children[0])
-    loop = _index_loop(write, index)
+    pair = _pair_loops(write, index)
+    loop = pair and (pair[0], 0) or _index_loop(write, index)
     if loop is None:
         buffer.problem = "the write is not directly in a `for i in range(...)` loop over one index"
         return True
     buffer.loop, buffer.axis = loop
-    if any(not is_full_slice(c) for i, c in enumerate(index) if i != buffer.axis):
+    if pair:
+        buffer.inner = pair[1]
+        buffer.problem = _why_not_a_pair(buffer, index, analysis)
+        if buffer.problem:
+            return True
+    elif any(not is_full_slice(c) for i, c in enumerate(index) if i != buffer.axis):
         buffer.problem = "index components other than the loop index must be `:`"
         return True
     creation_stmt = statement_of(buffer.creation)
@@ -383,6 +393,38 @@ def _outside_the_tape(write, function) -> bool:
     tapes = [n for n in scope_nodes(function) if n.type == syms.with_stmt
              and "GradientTape" in source(n.children[1])]
     return bool(tapes) and not any(contains(tape, write) for tape in tapes)
+
+
+def _pair_loops(write, index):
+    """(outer, inner) for ``buf[i, j] = v`` written directly in ``for j`` that
+    sits directly in ``for i`` (both over ``range``)."""
+    loops = []
+    node = write
+    for _ in range(2):
+        stmt = statement_of(node)
+        loop = stmt.parent.parent if stmt.parent.type == syms.suite else None
+        if loop is None or loop.type != syms.for_stmt or not is_name(loop.children[1]) \
+                or (call_parts(loop.children[3]) or ("",))[0] != "range":
+            return None
+        loops.insert(0, loop)
+        node = loop
+    if len(index) < 2 or not all(is_name(c, l.children[1].value) for c, l in zip(index, loops)):
+        return None
+    return loops[0], loops[1]
+
+
+def _why_not_a_pair(buffer: Buffer, index, analysis: Analysis) -> Optional[str]:
+    """Why ``buf[i, j] = v`` cannot become one TensorArray written at
+    ``i * m + j`` and reshaped to ``(n, m, ...)`` after the loops."""
+    if any(not is_full_slice(c) for c in index[2:]):
+        return "index components other than the loop indices must be `:`"
+    bounds = [call_parts(loop.children[3])[1] for loop in (buffer.loop, buffer.inner)]
+    if buffer.dims is None or len(buffer.dims) < 2 \
+            or [[source(b).strip() for b in bound] for bound in bounds] != [[d] for d in buffer.dims[:2]]:
+        return "the two loops do not run over the buffer's first two axes, `range(n)` and `range(m)`"
+    if any(_tensor_bound(loop, analysis) for loop in (buffer.loop, buffer.inner)):
+        return "a `buf[i, j]` write over a tensor bound"
+    return None
 
 
 def _index_loop(write, index):
@@ -525,7 +567,7 @@ def _slot_read(leaf, buffer: Buffer):
     """The ``buf[i]`` node of a read of one slot along the written axis."""
     power = leaf.parent
     parts = subscript_parts(power) if power is not None else None
-    if not parts or buffer.axis != 0:
+    if not parts or buffer.axis != 0 or buffer.inner is not None:
         return None
     _, index = parts
     if any(not is_full_slice(c) for c in index[1:]) or is_full_slice(index[0]):
@@ -594,12 +636,19 @@ def _rewrite(buffer: Buffer, analysis: Analysis, tf: str) -> None:
     if _batch_of_one(value, analysis.bound):
         text = (f"{tf}.reshape({text}, [{', '.join(slot)}])" if slot is not None
                 else f"{tf}.squeeze({text}, axis=0)")
+    if buffer.inner is not None:
+        slot = slot[1:]
+        if _batch_of_one(value, analysis.bound):
+            text = f"{tf}.reshape({source(value)}, [{', '.join(slot)}])"
+        index_var = f"{index_var} * {_factor(buffer.dims[1])} + {buffer.inner.children[1].value}"
     write = parse_expression(f"{buffer.name} = {buffer.name}.write({index_var}, {text})")
     write.prefix = buffer.write.prefix
     buffer.write.replace(write)
 
     dtype = f"{tf}.{buffer.dtype or 'float32'}"
-    if buffer.dims is not None:
+    if buffer.inner is not None:
+        size = f"size={_factor(buffer.dims[0])} * {_factor(buffer.dims[1])}"
+    elif buffer.dims is not None:
         size = f"size={_dimension(buffer.dims[buffer.axis], analysis, tf)}"
     else:
         size = "size=0, dynamic_size=True"
@@ -609,10 +658,17 @@ def _rewrite(buffer: Buffer, analysis: Analysis, tf: str) -> None:
     old.replace(array)
 
 
+def _factor(text: str) -> str:
+    """``text`` safe as a factor of a product: parenthesised unless a name or number."""
+    return text if re.fullmatch(r"[\w.]+", text) else f"({text})"
+
+
 def _stack_after_loop(buffer: Buffer, tf: str) -> None:
     """Stack once after the loop so later reads see the NumPy-shaped tensor."""
     if buffer.read_after:
         stacked = f"{buffer.name}.stack()"
+        if buffer.inner is not None:
+            stacked = f"{tf}.reshape({stacked}, [{', '.join(buffer.dims)}])"
         if buffer.axis:
             rank = len(buffer.dims)
             perm = list(range(1, buffer.axis + 1)) + [0] + list(range(buffer.axis + 1, rank))

@@ -300,3 +300,25 @@ def test_nested_keras_constructors_keep_a_removal_safe():
         """), "t.py", Options(tuple(resolve([UM]))))
     [finding] = result.diagnostics
     assert finding.safety == "safe" and finding.applied
+
+
+def test_a_pair_of_loops_writing_buf_i_j_fills_one_flat_tensor_array():
+    out = _run("""\
+        import numpy as np
+        import tensorflow as tf
+
+        def call(self, x):
+            grid = np.zeros((n, m + 1, 2))
+            for i in range(n):
+                for j in range(m + 1):
+                    grid[i, j] = self.pair(x[i:i + 1, j])
+            return grid
+        """, NA).output
+    assert out.splitlines()[4:10] == [
+        "    grid = tf.TensorArray(tf.float32, size=n * (m + 1))",
+        "    for i in range(n):",
+        "        for j in range(m + 1):",
+        "            grid = grid.write(i * (m + 1) + j, tf.reshape(self.pair(x[i:i + 1, j]), [2]))",
+        "    grid = tf.reshape(grid.stack(), [n, m + 1, 2])",
+        "    return grid",
+    ]
