@@ -29,8 +29,8 @@ rebound after the loop, ``buf = tf.convert_to_tensor(buf, dtype=D)`` (or
 TensorArray's dtype and the line goes (a cast when the buffer named another
 dtype).
 
-Tensors collected in a Python list (appended, a display or a comprehension)
-and turned into NumPy by ``np.array(lst)`` / ``np.asarray(lst)`` /
+In a gradient context (see below), tensors collected in a Python list
+(appended, a display or a comprehension) and turned into NumPy by ``np.array(lst)`` / ``np.asarray(lst)`` /
 ``np.stack(lst, axis=k)`` / ``np.concatenate(lst, axis=k)`` are the same bug:
 the call becomes ``tf.stack(lst[, axis=k])`` / ``tf.concat(lst, axis=k)``.
 
@@ -749,7 +749,8 @@ def _list_conversions(analysis: Analysis) -> List:
     """``np.stack(lst, axis=k)`` / ``np.array(lst)`` / ``np.asarray(lst)`` /
     ``np.concatenate(lst, axis=k)`` of a list of tensors built in the
     function (appended to, a list display or comprehension): each copies the
-    tensors into NumPy. Calls outside a function's tape are left alone."""
+    tensors into NumPy. Only in a gradient context (_in_gradient_context):
+    elsewhere (tests, evaluation) NumPy is what the code wants."""
     found = []
     for node in scope_nodes(analysis.function):
         parts = call_parts(node) if is_call(node) else None
@@ -757,7 +758,7 @@ def _list_conversions(analysis: Analysis) -> List:
             continue
         positional = parts[1]
         if positional and _tensor_list(positional[0], analysis) \
-                and not _outside_the_tape(node, analysis.function):
+                and _in_gradient_context(node, analysis.function):
             found.append(node)
     return found
 
@@ -959,7 +960,6 @@ class _FunctionFacts:
 
     bound: Set[str] = field(default_factory=set)
     filled: Set[str] = field(default_factory=set)
-    converts_a_list: bool = False
     calls_numpy: bool = False
     gradient_context: bool = False  # a call/train_step, decorated, or records a tape
     makes_tensors: bool = False
@@ -968,8 +968,8 @@ class _FunctionFacts:
 def _may_fill_a_numpy_buffer(facts: SourceFacts) -> bool:
     """Precheck: the file imports NumPy (Imports.numpy_function) and, in one
     function (nested ones included), a name is bound to one of its
-    factories and subscript-assigned, or a NumPy call turns a list into an
-    array, or a NumPy function is called in a possible gradient context
+    factories and subscript-assigned, or a NumPy function (on a list of
+    tensors or a tensor?) is called in a possible gradient context
     (_in_gradient_context: ``call``/``train_step``, a decorator, a
     ``GradientTape``), and something can make a tensor (Analysis.is_tensor:
     a ``self.<layer>(...)`` call or a name bound by ``import tensorflow``)."""
@@ -999,9 +999,7 @@ def _may_fill_a_numpy_buffer(facts: SourceFacts) -> bool:
                 function.filled.add(base.id)
         elif isinstance(node, ast.Call) and node.args \
                 and imports.numpy_function(dotted(node.func) or "") is not None:
-            numpy_function = imports.numpy_function(dotted(node.func) or "")
-            function.converts_a_list |= numpy_function in _LIST_TO_TENSOR
-            function.calls_numpy = True  # on a tensor, in a gradient context?
+            function.calls_numpy = True  # on a tensor or a list of them, in a gradient context?
         elif isinstance(node, ast.Attribute) and node.attr == "GradientTape":
             function.gradient_context = True
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
@@ -1011,7 +1009,6 @@ def _may_fill_a_numpy_buffer(facts: SourceFacts) -> bool:
             function.makes_tensors = True
         stack.extend((child, function) for child in ast.iter_child_nodes(node))
     return any(f.makes_tensors and (assigns_subscripts and not f.bound.isdisjoint(f.filled)
-                                    or f.converts_a_list
                                     or f.calls_numpy and f.gradient_context)
                for f in functions.values())
 

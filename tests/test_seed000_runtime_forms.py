@@ -245,7 +245,7 @@ def test_lists_of_tensors_turned_into_numpy_become_tf_stack_and_tf_concat():
         "return tf.stack(steps), tf.stack(codes, axis=1), tf.concat(parts, axis=-1)"
 
 
-def test_lists_of_numpy_values_or_converted_outside_the_tape_stay():
+def test_lists_of_numpy_values_or_converted_outside_a_gradient_context_stay():
     source = """\
         import numpy as np
         import tensorflow as tf
@@ -259,6 +259,11 @@ def test_lists_of_numpy_values_or_converted_outside_the_tape_stay():
                     loss = tf.reduce_sum(model(x))
                 norms.append(tf.norm(loss))
             return np.array(rows), np.stack(norms)
+
+        def test_concatenate(self):
+            x = tf.ones((2, 3))
+            x_np = convert_to_numpy(x)
+            self.assertAllClose(tf.concat([x, x], 0), np.concatenate([x_np, x_np], axis=0))
         """
     result = _run(source, NA)
     assert result.output == dedent(source) and not result.diagnostics
