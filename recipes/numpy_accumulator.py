@@ -1037,9 +1037,9 @@ def _may_fill_a_numpy_buffer(facts: SourceFacts) -> bool:
     stack = [(node, None) for node in facts.tree.body]
     while stack:
         node, function = stack.pop()
-        if function is None and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            function = functions.setdefault(id(node), _FunctionFacts())
-            function.gradient_context = node.name in _GRADIENT_METHODS or bool(node.decorator_list)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):  # nested ones too
+            function = function or functions.setdefault(id(node), _FunctionFacts())
+            function.gradient_context |= node.name in _GRADIENT_METHODS or bool(node.decorator_list)
         elif function is None:
             pass  # buffers outside any function are left alone
         elif isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Call):
@@ -1054,13 +1054,15 @@ def _may_fill_a_numpy_buffer(facts: SourceFacts) -> bool:
         elif isinstance(node, ast.Call) and node.args \
                 and imports.numpy_function(dotted(node.func) or "") is not None:
             function.calls_numpy = True  # on a tensor or a list of them, in a gradient context?
-        elif isinstance(node, ast.Attribute) and node.attr == "GradientTape":
-            function.gradient_context = True
+        elif isinstance(node, ast.Attribute) and "GradientTape" in node.attr \
+                or isinstance(node, ast.Name) and "GradientTape" in node.id:
+            function.gradient_context = True  # the recipe looks for the text in `with`
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
                 and isinstance(node.func.value, ast.Name) and node.func.value.id == "self":
             function.makes_tensors = True
-        elif isinstance(node, ast.Name) and node.id in imports.tensorflow:
-            function.makes_tensors = True
+        elif isinstance(node, ast.Name) and node.id in imports.tensorflow \
+                or isinstance(node, ast.Attribute) and node.attr in _MODEL_WEIGHTS:
+            function.makes_tensors = True  # _model_call: a model whose weights are read
         stack.extend((child, function) for child in ast.iter_child_nodes(node))
     return any(f.makes_tensors and (assigns_subscripts and not f.bound.isdisjoint(f.filled)
                                     or f.calls_numpy and f.gradient_context)
