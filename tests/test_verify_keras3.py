@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from migrate.runner import VerifyOptions, verify
+from migrate.runner.runtimes import current
 
 from test_verify_fixtures import CASES, _explain, rewritten  # noqa: F401 (a pytest fixture)
 
@@ -29,7 +30,7 @@ def keras3_reports(rewritten):  # noqa: F811 (the imported fixture)
     recipes) and rewritten befores."""
     paths = [p for c in MINE if c.after for p in (c.before, c.after)]
     paths += [rewritten[c.before] for c in MINE if isinstance(rewritten[c.before], Path)]
-    report = verify(paths, VerifyOptions(keras=("3",)))
+    report = verify(paths, VerifyOptions(runtimes=(current(keras="3"),), jobs=2))
     return {Path(p.path): p for p in report.programs}
 
 
@@ -37,7 +38,7 @@ def keras3_reports(rewritten):  # noqa: F811 (the imported fixture)
 @pytest.mark.parametrize("case", [c for c in MINE if c.after], ids=lambda c: c.id)
 def test_after_passes_under_keras3(case, keras3_reports):
     program = keras3_reports[case.after]
-    assert program.keras == "3"
+    assert program.keras == "3" and program.runtime == "keras3"
     assert program.ok and program.verdict == "pass", _explain(program)
 
 
