@@ -1,19 +1,45 @@
 """numpy-accumulator: NumPy buffers that collect tensors become tf.TensorArray.
 
 What it does: inside a function, a buffer made by ``np.zeros``, ``np.empty``,
-``np.zeros_like`` or ``np.ones`` (any NumPy alias, or ``from numpy import
-zeros``) that a loop fills with TensorFlow values (a layer call ``self.x(...)``,
-a ``tf.*`` call, or a name bound to one) becomes a ``tf.TensorArray``:
+``np.ones``, ``np.full``, their ``_like`` forms, ``np.array(data)`` or
+``np.copy(data)`` (any NumPy alias, or ``from numpy import zeros``) that a
+loop fills with TensorFlow values (a layer call ``self.x(...)``, a ``tf.*``
+call, or a name bound to one) becomes a ``tf.TensorArray``:
 ``buf[i] = v`` / ``buf[i, :] = v`` becomes ``buf = buf.write(i, v)``, reads of
 one slot inside the loop become ``buf.read(i)``, and the buffer is stacked
 once after the loop so later reads see a tensor of the NumPy shape. A loop
 index on another axis (``buf[:, t, :] = v``) is written along ``t``, then
-stacked and transposed back. A value built from a batch of one (a layer fed
+stacked and transposed back. Two nested loops writing ``buf[i, j] = v`` over the first two axes fill one
+TensorArray at ``i * m + j``, reshaped to the NumPy shape after the loops.
+A value built from a batch of one (a layer fed
 ``tf.reshape(x, [1, ...])``, ``tf.expand_dims(x, 0)`` or ``x[None]``), which
 NumPy silently broadcasts into its ``(d,)`` slot, is written as
 ``tf.reshape(v, slot_shape)`` so the stacked shape equals the NumPy one.
-``size`` comes from the NumPy shape (``dynamic_size=True`` when it cannot be
-known); the dtype from ``dtype=`` (values are cast to it), else ``tf.float32``.
+``size`` comes from the NumPy shape (``x.shape[0]``, None while ``fit``
+traces, becomes ``tf.shape(x)[0]``; ``dynamic_size=True`` when the shape
+cannot be known); the dtype from ``dtype=`` (values are cast to it), else
+``tf.float32``. A loop whose bound is a tensor (``tf.shape(x)[0]``, the batch
+size) becomes a function of the index and the buffers run by
+``tf.while_loop``: a Python ``for`` over a tensor needs autograph, which
+Keras 3 does not apply to a subclassed ``call``. Loops over a static bound
+stay Python loops (unrolled in graph mode). The result runs eagerly, under
+``tf.function`` and ``fit``, on TF 2.3, tf-keras and Keras 3. A buffer
+rebound after the loop, ``buf = tf.convert_to_tensor(buf, dtype=D)`` (or
+``tf.constant`` / ``tf.cast``), is part of the rewrite: ``D`` becomes the
+TensorArray's dtype and the line goes (a cast when the buffer named another
+dtype).
+
+In a gradient context (see below), tensors collected in a Python list
+(appended, a display or a comprehension) and turned into NumPy by ``np.array(lst)`` / ``np.asarray(lst)`` /
+``np.stack(lst, axis=k)`` / ``np.concatenate(lst, axis=k)`` are the same bug:
+the call becomes ``tf.stack(lst[, axis=k])`` / ``tf.concat(lst, axis=k)``.
+
+So is NumPy computing on a tensor in a gradient context (a ``GradientTape``
+block, a Keras ``call``/``train_step``, a ``tf.function``):
+``np.mean(np.asarray(h), axis=1)`` becomes ``tf.reduce_mean(h, axis=1)``
+(likewise sum, max, min, prod, std, var, exp, log, sqrt, square, abs, tanh),
+``np.array(t)`` becomes ``t`` (``tf.cast`` with a dtype); another NumPy call
+on a tensor is reported, naming the call.
 
 Why this is a bug: ``arr[i] = tensor`` calls ``tensor.__array__()`` and stores
 a NumPy copy. Nothing computed from the buffer afterwards is on the
@@ -37,17 +63,24 @@ becomes::
     temp = temp.stack()
 
 Left alone: buffers filled only with constants, NumPy values or ``.numpy()``
-results (a mask, preprocessing, gradients logged after the tape), and buffers
-outside any function. The finding sits on the write line; put
+results (a mask, preprocessing), integer or bool buffers (token ids of a
+sampling loop, counts: no gradient flows through them), writes outside the
+``GradientTape`` block of a function that records one (losses or gradient
+norms logged after the step), and buffers outside any function. The finding sits on the write line; put
 ``# tf-migrate: ignore[numpy-accumulator]`` there to keep a buffer.
 
 CAVEATS:
 - Only one write statement per buffer, directly in a ``for ... in range(...)``
   loop that sits next to the buffer's creation; the loop index must be one
-  index component and every other component a bare ``:``. Anything else is
-  reported without a fix.
-- Slots the loop never writes hold zeros (or ones) in NumPy, but make
-  ``stack()`` fail for a TensorArray: the loop must cover the whole axis.
+  index component and every other component a bare ``:`` (or ``buf[i, j]``
+  from two nested loops over ``range`` of the first two dimensions, static
+  bounds only). Anything else (``buf[i, cols]``) is reported without a fix.
+- Slots the loop never writes hold zeros (ones, the fill value, the copied
+  data) in NumPy, but make ``stack()`` fail for a TensorArray: the loop must
+  cover the whole axis.
+- The shape of a ``_like``/``array``/``copy`` buffer is not known from the
+  source: a loop index on axis 0 gets ``dynamic_size=True``, on another axis
+  the finding is reported without a fix.
 - A TensorArray holds one dtype: values are not cast unless ``dtype=`` says
   so, and integer or float64 layer outputs need an explicit ``dtype=``.
 - After the rewrite the buffer is a tensor: later NumPy-only use
@@ -55,14 +88,18 @@ CAVEATS:
   buffer passed to code that mutates it in place is not detected.
 - Broadcasting other than dropping leading 1s (a scalar filling a row) is not
   reproduced.
-- A loop over a tensor range under ``tf.function`` becomes a ``tf.while_loop``;
-  the stacked result may then lose its static batch dimension.
+- A loop over a tensor bound is lifted into a ``tf.while_loop`` only when
+  its body does not ``return``/``break`` and binds no name used outside the
+  loop (a state carried across iterations, a value read afterwards);
+  otherwise it is reported without a fix. Its index is a tensor in graph
+  mode, and the stacked result may lose its static batch dimension.
 """
 
 from __future__ import annotations
 
 import ast
 import re
+import textwrap
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Set
 
@@ -73,11 +110,18 @@ from recipes._pyast import Declarations, assigned_names, declarations, dotted, m
 from recipes._fissix import (
     add_import, bindings, call_parts, contains, dotted_name, enclosing, import_table,
     insert_after, is_call, is_full_slice, is_name, is_sole_statement_on_line, name_reads,
-    parse_expression, per_tree, find_root, sequence_items, source, start, statement_of,
-    subscript_parts, syms,
+    parse_expression, per_tree, find_root, remove_statement, replace_statement, scope_nodes,
+    sequence_items, source, start, statement_of, subscript_parts, syms,
 )
 
-FACTORIES = ("zeros", "empty", "zeros_like", "ones")
+# NumPy calls that make a buffer -> the position of their dtype argument
+# (None: it takes none); the ``_like`` and data ones do not say the shape
+_SHAPED = {"zeros": 1, "empty": 1, "ones": 1, "full": 2}
+_FROM_DATA = {"zeros_like": 1, "empty_like": 1, "ones_like": 1, "full_like": 2,
+              "array": 1, "copy": None}
+FACTORIES = tuple(_SHAPED) + tuple(_FROM_DATA)
+_INTEGERS = ("int8", "int16", "int32", "int64", "uint8", "bool")
+_CONVERSIONS = ("convert_to_tensor", "constant", "cast")
 DTYPES = ("float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64",
           "uint8", "bool", "complex64", "complex128")
 _PY_DTYPES = {"float": "float64", "int": "int64", "bool": "bool", "complex": "complex128"}
@@ -125,6 +169,9 @@ class Buffer:
     axis: int = 0
     slot_reads: List = field(default_factory=list)  # ``buf[i]`` inside the loop
     read_after: bool = False
+    bound: Optional[str] = None      # the loop bound when it is a tensor (tf.while_loop)
+    conversion: object = None        # ``buf = tf.convert_to_tensor(buf, ...)`` after the loop
+    inner: object = None             # the inner loop of a ``buf[i, j] = v`` write
     problem: Optional[str] = None    # why it cannot be rewritten
 
 
@@ -153,7 +200,7 @@ def _dtype_name(node) -> Optional[str]:
 
 def _new_buffer(name, creation, function, positional, keywords) -> Buffer:
     dims = None
-    if function != "zeros_like":
+    if function in _SHAPED:
         shape = keywords.get("shape", positional[0] if positional else None)
         if shape is not None:
             items = sequence_items(shape)
@@ -161,7 +208,9 @@ def _new_buffer(name, creation, function, positional, keywords) -> Buffer:
                 dims = [source(item) for item in items]
             elif shape.type == token.NUMBER:
                 dims = [shape.value]
-    dtype_node = keywords.get("dtype", positional[1] if len(positional) > 1 else None)
+    where = _SHAPED.get(function, _FROM_DATA.get(function))
+    dtype_node = keywords.get("dtype", positional[where] if where is not None
+                              and len(positional) > where else None)
     dtype = _dtype_name(dtype_node) if dtype_node is not None else None
     buffer = Buffer(name, creation, dims, dtype)
     if dtype == "?":
@@ -180,18 +229,33 @@ class Analysis:
         self.buffers = self._buffers()
         self.tensor_names: Set[str] = set()
         if self.buffers:
-            self._settle_tensor_names()
+            self.settle_tensor_names()
 
     def _buffers(self) -> List[Buffer]:
         found = []
         for name, values in self.bound.items():
-            for value in values:
-                factory = _factory_call(value, self.imports)
-                if factory and len(values) == 1:
-                    found.append(_new_buffer(name, value.parent, *factory))
+            factory = _factory_call(values[0], self.imports)
+            rebound = values[1:]
+            if factory and len(rebound) <= 1 and all(self.converts(v, name) for v in rebound):
+                buffer = _new_buffer(name, values[0].parent, *factory)
+                if rebound:
+                    buffer.conversion = rebound[0].parent
+                    _, positional, keywords = call_parts(rebound[0])
+                    dtype = keywords.get("dtype", positional[1] if len(positional) > 1 else None)
+                    if buffer.dtype is None and dtype is not None and _dtype_name(dtype) != "?":
+                        buffer.dtype = _dtype_name(dtype)
+                found.append(buffer)
         return found
 
-    def _settle_tensor_names(self) -> None:
+    def converts(self, value, name: str) -> bool:
+        """Is ``value`` ``tf.convert_to_tensor(name, ...)`` / ``tf.constant(name)``
+        / ``tf.cast(name, ...)``: the buffer rebound as a tensor after its loop?"""
+        parts = call_parts(value)
+        return bool(parts) and self.imports.is_tensorflow_call(parts[0]) \
+            and parts[0].rpartition(".")[2] in _CONVERSIONS and bool(parts[1]) \
+            and is_name(parts[1][0], name)
+
+    def settle_tensor_names(self) -> None:
         """Names bound to tensors, including buffers that will become
         TensorArrays (a nested buffer makes its outer buffer tensor-valued)."""
         while True:
@@ -204,6 +268,11 @@ class Analysis:
                     self.tensor_names.add(buffer.name)
             if self.tensor_names == before:
                 return
+
+    @property
+    def tf(self) -> str:
+        """How generated code spells TensorFlow (``tf`` is imported when absent)."""
+        return "tf" if "tf" in self.imports.tensorflow else min(self.imports.tensorflow, default="tf")
 
     def is_tensor(self, expr) -> bool:
         """Does ``expr`` evaluate to a TensorFlow tensor (not NumPy, not Python)?"""
@@ -270,8 +339,9 @@ def _examine(buffer: Buffer, analysis: Analysis) -> bool:
     no tensor (left alone). ``buffer.problem`` says why a fix is impossible."""
     writes = analysis.writes(buffer)
     tensor_writes = [w for w in writes if analysis.is_tensor(w.children[-1])]
-    if not tensor_writes:
-        return False
+    if not tensor_writes or buffer.dtype in _INTEGERS \
+            or _outside_the_tape(tensor_writes[0], analysis.function):
+        return False  # token ids, counts, or values logged after the tape: no gradient wanted
     buffer.write = tensor_writes[0]
     if buffer.problem:
         return True
@@ -284,12 +354,18 @@ def _examine(buffer: Buffer, analysis: Analysis) -> bool:
         buffer.problem = "the write is not a plain `buf[...] = value` statement"
         return True
     _, index = subscript_parts(write.children[0])
-    loop = _index_loop(write, index)
+    pair = _pair_loops(write, index)
+    loop = pair and (pair[0], 0) or _index_loop(write, index)
     if loop is None:
         buffer.problem = "the write is not directly in a `for i in range(...)` loop over one index"
         return True
     buffer.loop, buffer.axis = loop
-    if any(not is_full_slice(c) for i, c in enumerate(index) if i != buffer.axis):
+    if pair:
+        buffer.inner = pair[1]
+        buffer.problem = _why_not_a_pair(buffer, index, analysis)
+        if buffer.problem:
+            return True
+    elif any(not is_full_slice(c) for i, c in enumerate(index) if i != buffer.axis):
         buffer.problem = "index components other than the loop index must be `:`"
         return True
     creation_stmt = statement_of(buffer.creation)
@@ -303,7 +379,51 @@ def _examine(buffer: Buffer, analysis: Analysis) -> bool:
         buffer.problem = "the index has more components than the buffer has axes"
         return True
     _classify_reads(buffer, analysis)
+    if buffer.problem is None:
+        buffer.bound = _tensor_bound(buffer.loop, analysis)
+        if buffer.bound is not None:
+            buffer.problem = _why_not_liftable(buffer.loop, analysis)
     return True
+
+
+def _outside_the_tape(write, function) -> bool:
+    """Does ``function`` record a ``GradientTape`` and ``write`` sit outside
+    it (a loss or a gradient norm logged after the step)?"""
+    tapes = [n for n in scope_nodes(function) if n.type == syms.with_stmt
+             and "GradientTape" in source(n.children[1])]
+    return bool(tapes) and not any(contains(tape, write) for tape in tapes)
+
+
+def _pair_loops(write, index):
+    """(outer, inner) for ``buf[i, j] = v`` written directly in ``for j`` that
+    sits directly in ``for i`` (both over ``range``)."""
+    loops = []
+    node = write
+    for _ in range(2):
+        stmt = statement_of(node)
+        loop = stmt.parent.parent if stmt.parent.type == syms.suite else None
+        if loop is None or loop.type != syms.for_stmt or not is_name(loop.children[1]) \
+                or (call_parts(loop.children[3]) or ("",))[0] != "range":
+            return None
+        loops.insert(0, loop)
+        node = loop
+    if len(index) < 2 or not all(is_name(c, l.children[1].value) for c, l in zip(index, loops)):
+        return None
+    return loops[0], loops[1]
+
+
+def _why_not_a_pair(buffer: Buffer, index, analysis: Analysis) -> Optional[str]:
+    """Why ``buf[i, j] = v`` cannot become one TensorArray written at
+    ``i * m + j`` and reshaped to ``(n, m, ...)`` after the loops."""
+    if any(not is_full_slice(c) for c in index[2:]):
+        return "index components other than the loop indices must be `:`"
+    bounds = [call_parts(loop.children[3])[1] for loop in (buffer.loop, buffer.inner)]
+    if buffer.dims is None or len(buffer.dims) < 2 \
+            or [[source(b).strip() for b in bound] for bound in bounds] != [[d] for d in buffer.dims[:2]]:
+        return "the two loops do not run over the buffer's first two axes, `range(n)` and `range(m)`"
+    if any(_tensor_bound(loop, analysis) for loop in (buffer.loop, buffer.inner)):
+        return "a `buf[i, j]` write over a tensor bound"
+    return None
 
 
 def _index_loop(write, index):
@@ -319,6 +439,94 @@ def _index_loop(write, index):
     variable = loop.children[1].value
     axes = [i for i, c in enumerate(index) if is_name(c, variable)]
     return (loop, axes[0]) if len(axes) == 1 else None
+
+
+def _shape_zero_of(expr, bound, depth: int = 0) -> Optional[str]:
+    """``x`` for ``x.shape[0]`` (or a name bound to it): a dimension that is
+    None while ``model.fit`` traces, whatever the batch size."""
+    if is_name(expr) and len(bound.get(expr.value, ())) == 1 and depth < 3:
+        return _shape_zero_of(bound[expr.value][0], bound, depth + 1)
+    text = source(expr).replace(" ", "")
+    if text.endswith(".shape[0]") and expr.type == syms.power and len(expr.children) == 3 \
+            and is_name(expr.children[0]):
+        return expr.children[0].value
+    return None
+
+
+def _dimension(text: str, analysis: Analysis, tf: str) -> str:
+    """A NumPy shape item as a TensorArray size or reshape item: ``x.shape[0]``
+    becomes ``tf.shape(x)[0]``, known in graph mode too."""
+    tensor = _shape_zero_of(parse_expression(text), analysis.bound)
+    return f"{tf}.shape({tensor})[0]" if tensor else text
+
+
+def _tensor_bound(loop, analysis: Analysis) -> Optional[str]:
+    """The bound of ``for i in range(n)`` when ``n`` is a tensor in graph mode
+    (``tf.shape(x)[0]``, ``x.shape[0]``, a name bound to one): a Python ``for``
+    over it needs autograph, which Keras 3 does not apply to ``call``."""
+    _, positional, _ = call_parts(loop.children[3])
+    if len(positional) != 1:
+        return None
+    tf = analysis.tf
+    tensor = _shape_zero_of(positional[0], analysis.bound)
+    if tensor is not None:
+        return f"{tf}.shape({tensor})[0]"
+    return source(positional[0]) if _computed_by_tensorflow(positional[0], analysis) else None
+
+
+def _computed_by_tensorflow(expr, analysis: Analysis, depth: int = 0) -> bool:
+    """``tf.shape(x)[0]``, ``tf.size(x)``, a tensor, or a name bound to one."""
+    if is_name(expr) and len(analysis.bound.get(expr.value, ())) == 1 and depth < 3:
+        return _computed_by_tensorflow(analysis.bound[expr.value][0], analysis, depth + 1)
+    if expr.type == syms.power and is_name(expr.children[0]) \
+            and expr.children[0].value in analysis.imports.tensorflow:
+        return True
+    if ".shape[" in source(expr).replace(" ", "") or call_parts(expr) and call_parts(expr)[0] == "len":
+        return False  # a static dimension: a Python int (or None)
+    return analysis.is_tensor(expr)
+
+
+_LEAVE_A_LOOP = ("return", "yield", "global", "nonlocal")
+
+
+def _why_not_liftable(loop, analysis: Analysis) -> Optional[str]:
+    """Why the body of ``loop`` cannot become the body of a ``tf.while_loop``
+    function (None when it can): it must not leave the loop early, and the
+    names it binds, other than the index and the buffers it fills, must live
+    only inside it (nothing carried across iterations or read afterwards)."""
+    if len(loop.children) != 6:
+        return "the loop over a tensor bound has an `else` clause"
+    body = loop.children[5]
+    carried = {b.name for b in analysis.buffers if b.write is not None and contains(body, b.write)
+               and not contains(body, b.creation)}
+    for leaf in body.leaves():
+        leaves_early = leaf.value in ("break", "continue") \
+            and enclosing(leaf, syms.for_stmt, syms.while_stmt) is loop
+        if leaf.type == token.NAME and leaf.value in _LEAVE_A_LOOP or leaves_early:
+            return f"the loop over a tensor bound contains `{leaf.value}`"
+    inside = {leaf.value for leaf in body.leaves() if _binds(leaf)} - carried - {loop.children[1].value}
+    outside = {leaf.value for leaf in analysis.function.leaves()
+               if is_name(leaf) and _is_variable(leaf) and not contains(body, leaf)}
+    shared = sorted(inside & outside)
+    if shared:
+        return f"`{shared[0]}` lives on outside the loop over a tensor bound"
+    return None
+
+
+def _binds(leaf) -> bool:
+    """Is ``leaf`` a name an assignment or a ``for`` binds?"""
+    if not is_name(leaf) or not _is_variable(leaf):
+        return False
+    node = leaf
+    while node.parent is not None and node.parent.type in (syms.exprlist, syms.testlist_star_expr,
+                                                            syms.atom, syms.testlist_gexp):
+        node = node.parent
+    parent = node.parent
+    if parent is None:
+        return False
+    if parent.type == syms.expr_stmt:
+        return parent.children.index(node) < len(parent.children) - 1
+    return parent.type == syms.for_stmt and parent.children[1] is node
 
 
 def _classify_reads(buffer: Buffer, analysis: Analysis) -> None:
@@ -358,7 +566,7 @@ def _slot_read(leaf, buffer: Buffer):
     """The ``buf[i]`` node of a read of one slot along the written axis."""
     power = leaf.parent
     parts = subscript_parts(power) if power is not None else None
-    if not parts or buffer.axis != 0:
+    if not parts or buffer.axis != 0 or buffer.inner is not None:
         return None
     _, index = parts
     if any(not is_full_slice(c) for c in index[1:]) or is_full_slice(index[0]):
@@ -397,8 +605,17 @@ def _batch_of_one(expr, bound, depth: int = 0) -> bool:
         first = expr.children[-1].children[1]
         if first.type == syms.subscriptlist:
             first = first.children[0]
-        return source(first) in ("None", "np.newaxis", "tf.newaxis", "numpy.newaxis")
+        return source(first) in ("None", "np.newaxis", "tf.newaxis", "numpy.newaxis") \
+            or _one_row_slice(first)
     return False
+
+
+def _one_row_slice(node) -> bool:
+    """``i:i + 1`` (a slice of one row keeps the batch axis)."""
+    if node.type != syms.subscript or len(node.children) != 3:
+        return False
+    low, _, high = node.children
+    return source(high).replace(" ", "").strip("()") == f"{source(low).strip()}+1"
 
 
 def _rewrite(buffer: Buffer, analysis: Analysis, tf: str) -> None:
@@ -413,17 +630,25 @@ def _rewrite(buffer: Buffer, analysis: Analysis, tf: str) -> None:
     text = source(value)
     if buffer.dtype not in (None, "float32"):
         text = f"{tf}.cast({text}, {tf}.{buffer.dtype})"
-    slot = [d for i, d in enumerate(buffer.dims) if i != buffer.axis] if buffer.dims is not None else None
+    slot = [_dimension(d, analysis, tf) for i, d in enumerate(buffer.dims)
+            if i != buffer.axis] if buffer.dims is not None else None
     if _batch_of_one(value, analysis.bound):
         text = (f"{tf}.reshape({text}, [{', '.join(slot)}])" if slot is not None
                 else f"{tf}.squeeze({text}, axis=0)")
+    if buffer.inner is not None:
+        slot = slot[1:]
+        if _batch_of_one(value, analysis.bound):
+            text = f"{tf}.reshape({source(value)}, [{', '.join(slot)}])"
+        index_var = f"{index_var} * {_factor(buffer.dims[1])} + {buffer.inner.children[1].value}"
     write = parse_expression(f"{buffer.name} = {buffer.name}.write({index_var}, {text})")
     write.prefix = buffer.write.prefix
     buffer.write.replace(write)
 
     dtype = f"{tf}.{buffer.dtype or 'float32'}"
-    if buffer.dims is not None:
-        size = f"size={buffer.dims[buffer.axis]}"
+    if buffer.inner is not None:
+        size = f"size={_factor(buffer.dims[0])} * {_factor(buffer.dims[1])}"
+    elif buffer.dims is not None:
+        size = f"size={_dimension(buffer.dims[buffer.axis], analysis, tf)}"
     else:
         size = "size=0, dynamic_size=True"
     array = parse_expression(f"{tf}.TensorArray({dtype}, {size})")
@@ -432,15 +657,80 @@ def _rewrite(buffer: Buffer, analysis: Analysis, tf: str) -> None:
     old.replace(array)
 
 
+def _factor(text: str) -> str:
+    """``text`` safe as a factor of a product: parenthesised unless a name or number."""
+    return text if re.fullmatch(r"[\w.]+", text) else f"({text})"
+
+
 def _stack_after_loop(buffer: Buffer, tf: str) -> None:
     """Stack once after the loop so later reads see the NumPy-shaped tensor."""
     if buffer.read_after:
         stacked = f"{buffer.name}.stack()"
+        if buffer.inner is not None:
+            stacked = f"{tf}.reshape({stacked}, [{', '.join(buffer.dims)}])"
         if buffer.axis:
             rank = len(buffer.dims)
             perm = list(range(1, buffer.axis + 1)) + [0] + list(range(buffer.axis + 1, rank))
             stacked = f"{tf}.transpose({stacked}, perm={perm})"
         insert_after(buffer.loop, f"{buffer.name} = {stacked}\n")
+
+
+def _merge_conversion(buffer: Buffer, tf: str) -> None:
+    """``buf = tf.convert_to_tensor(buf, dtype=D)`` after the loop: the stacked
+    buffer already is a tensor of the dtype the conversion named (it set the
+    TensorArray's), so the line goes; to another dtype it becomes a cast."""
+    stmt = buffer.conversion
+    _, positional, keywords = call_parts(stmt.children[-1])
+    node = keywords.get("dtype", positional[1] if len(positional) > 1 else None)
+    dtype = _dtype_name(node) if node is not None else None
+    if dtype in (None, buffer.dtype or "float32"):
+        remove_statement(statement_of(stmt))
+    elif dtype != "?":
+        cast = parse_expression(f"{tf}.cast({buffer.name}, {tf}.{dtype})")
+        cast.prefix = stmt.children[-1].prefix
+        stmt.children[-1].replace(cast)
+
+
+def _lift_loop(loop, buffers: List[Buffer], tf: str) -> None:
+    """``for i in range(n): body`` over a tensor ``n`` becomes ``def
+    fill_buf(i, buf): body; return i + 1, buf`` and ``tf.while_loop``: a
+    Python ``for`` over a tensor needs autograph, and Keras 3 does not
+    autograph a subclassed ``call``; ``tf.while_loop`` runs eagerly, under
+    ``tf.function`` and under ``fit`` in TF 2.3, tf-keras and Keras 3."""
+    index = loop.children[1].value
+    carried = ", ".join(b.name for b in buffers)
+    name = _fresh_name(f"fill_{buffers[0].name}", loop)
+    suite = loop.children[5]
+    comment = suite.children[0].prefix.rstrip() if suite.children[0].type == token.NEWLINE else ""
+    body = textwrap.dedent("".join(str(c) for c in suite.children[1:] if c.type != token.DEDENT))
+    text = (f"def {name}({index}, {carried}):{comment}\n"
+            + textwrap.indent(body, "    ")
+            + f"    return {index} + 1, {carried}\n"
+            + f"_, {carried} = {tf}.while_loop(lambda {index}, *_: {index} < {buffers[0].bound}, "
+            + f"{name}, [0, {carried}])\n")
+    replace_statement(loop, text)
+
+
+def _fresh_name(wanted: str, node) -> str:
+    """``wanted``, or ``wanted_2``... when the file already uses the name."""
+    root = node
+    while root.parent is not None:
+        root = root.parent
+    taken = {leaf.value for leaf in root.leaves() if leaf.type == token.NAME}
+    name, number = wanted, 2
+    while name in taken:
+        name, number = f"{wanted}_{number}", number + 1
+    return name
+
+
+def _lift_tensor_bound_loops(fixes: List[Buffer], tf: str) -> None:
+    """Lift every loop over a tensor bound, inner loops first."""
+    loops: Dict[int, List[Buffer]] = {}
+    for buffer in fixes:
+        if buffer.bound is not None:
+            loops.setdefault(id(buffer.loop), []).append(buffer)
+    for group in sorted(loops.values(), key=lambda g: start(g[0].loop), reverse=True):
+        _lift_loop(group[0].loop, group, tf)
 
 
 def _message(buffer: Buffer) -> str:
@@ -450,8 +740,206 @@ def _message(buffer: Buffer) -> str:
     return f"{text} ({buffer.problem})" if buffer.problem else text
 
 
+# NumPy calls that turn a list of tensors into one array -> the tf.* that keeps the tape
+_LIST_TO_TENSOR = {"array": "stack", "asarray": "stack", "stack": "stack", "concatenate": "concat"}
+
+
+def _list_conversions(analysis: Analysis) -> List:
+    """``np.stack(lst, axis=k)`` / ``np.array(lst)`` / ``np.asarray(lst)`` /
+    ``np.concatenate(lst, axis=k)`` of a list of tensors built in the
+    function (appended to, a list display or comprehension): each copies the
+    tensors into NumPy. Only in a gradient context (_in_gradient_context):
+    elsewhere (tests, evaluation) NumPy is what the code wants."""
+    found = []
+    for node in scope_nodes(analysis.function):
+        parts = call_parts(node) if is_call(node) else None
+        if not parts or analysis.imports.numpy_function(parts[0]) not in _LIST_TO_TENSOR:
+            continue
+        positional = parts[1]
+        if positional and _tensor_list(positional[0], analysis) \
+                and _in_gradient_context(node, analysis.function):
+            found.append(node)
+    return found
+
+
+def _tensor_list(expr, analysis: Analysis) -> bool:
+    """Is ``expr`` a list of tensors: a display or comprehension of them, or a
+    name bound once to one, or to ``[]`` then appended only tensors?"""
+    if expr.type == syms.atom and expr.children[0].value == "[" and len(expr.children) == 3:
+        return analysis.is_tensor(expr)  # [a, b] or [f(t) for t in ...]
+    if not is_name(expr):
+        return False
+    name = expr.value
+    values = analysis.bound.get(name, [])
+    if len(values) != 1 or values[0].type != syms.atom or values[0].children[0].value != "[":
+        return False
+    if len(values[0].children) == 3:
+        return analysis.is_tensor(values[0])
+    appended = [call_parts(n)[1] for n in scope_nodes(analysis.function)
+                if is_call(n) and (call_parts(n) or ("",))[0] == f"{name}.append"]
+    layers = _layer_loop_variables(analysis.function)
+    return bool(appended) and all(len(a) == 1 and (analysis.is_tensor(a[0]) or is_call(a[0])
+                                                   and source(a[0].children[0]).strip() in layers)
+                                  for a in appended)
+
+
+def _layer_loop_variables(function) -> Set[str]:
+    """``layer`` of ``for layer in self.blocks:``: calling it calls a layer."""
+    return {n.children[1].value for n in scope_nodes(function)
+            if n.type == syms.for_stmt and is_name(n.children[1])
+            and source(n.children[3]).strip().startswith("self.")}
+
+
+def _list_conversion_fix(call, analysis: Analysis) -> Optional[str]:
+    """``tf.stack(lst, axis=k)`` / ``tf.concat(lst, axis=k)`` for the NumPy
+    call, or None when it has arguments TensorFlow's has not."""
+    callee, positional, keywords = call_parts(call)
+    function = analysis.imports.numpy_function(callee)
+    extra = set(keywords) - {"axis"} if function in ("stack", "concatenate") else set(keywords)
+    if extra or len(positional) > (2 if function in ("stack", "concatenate") else 1):
+        return None
+    axis = keywords.get("axis", positional[1] if len(positional) > 1 else None)
+    axis_text = source(axis).strip() if axis is not None else "0"
+    tf = analysis.tf
+    items = source(positional[0]).strip()
+    if function == "concatenate":
+        return f"{tf}.concat({items}, axis={axis_text})"
+    return f"{tf}.stack({items}" + (f", axis={axis_text})" if axis is not None else ")")
+
+
+def _fix_list_conversions(analysis: Analysis) -> bool:
+    """Report (and fix) every NumPy conversion of a list of tensors."""
+    if not analysis.tensor_names:
+        analysis.settle_tensor_names()
+    rewritten = False
+    for call in _list_conversions(analysis):
+        fix = _list_conversion_fix(call, analysis)
+        message = (f"`{source(call).strip()}` copies the tensors of the list into a NumPy array: "
+                   f"the tape stops there and gradients come back None (model.fit raises)")
+        message += f"; use `{fix}`" if fix else " (its arguments have no tf.stack/tf.concat equivalent)"
+        if propose(call, message, fixable=fix is not None):
+            replacement = parse_expression(fix)
+            replacement.prefix = call.prefix
+            call.replace(replacement)
+            rewritten = True
+    return rewritten
+
+
+# NumPy functions on a tensor -> their tf.* equivalent (keywords: axis, keepdims)
+_NUMPY_TO_TF = {"mean": "reduce_mean", "sum": "reduce_sum", "max": "reduce_max",
+                "min": "reduce_min", "prod": "reduce_prod", "std": "math.reduce_std",
+                "var": "math.reduce_variance", "exp": "exp", "log": "math.log", "sqrt": "sqrt",
+                "square": "square", "abs": "abs", "tanh": "tanh"}
+_GRADIENT_METHODS = ("call", "train_step", "__call__")
+
+
+def _in_gradient_context(node, function) -> bool:
+    """Inside a ``GradientTape`` block, a Keras ``call``/``train_step``, or a
+    ``tf.function``: where a NumPy value cuts the tape (or raises)."""
+    return _gradient_function(function) or any(contains(tape, node) for tape in _tapes(function))
+
+
+def _gradient_function(function) -> bool:
+    """A Keras ``call``/``train_step``/``__call__`` or a ``tf.function``."""
+    if function.children[1].value in _GRADIENT_METHODS:
+        return True
+    decorated = function.parent if function.parent is not None \
+        and function.parent.type == syms.decorated else None
+    return decorated is not None and "function" in source(decorated.children[0])
+
+
+def _tapes(function) -> List:
+    """The function's ``with ...GradientTape...`` statements."""
+    return [n for n in scope_nodes(function)
+            if n.type == syms.with_stmt and "GradientTape" in source(n.children[1])]
+
+
+def _tensor_under_numpy(expr, analysis: Analysis):
+    """The tensor expression under ``np.asarray(t)`` / ``np.array(t)`` (or
+    ``expr`` itself when it is a tensor); None when it is neither."""
+    parts = call_parts(expr)
+    if parts and analysis.imports.numpy_function(parts[0]) in ("array", "asarray") \
+            and len(parts[1]) == 1 and not parts[2]:
+        expr = parts[1][0]
+    if expr.type == syms.atom and expr.children[0].value == "[":
+        return None  # a list: _list_conversions
+    text = source(expr)
+    if any(f".{a}" in text for a in _TENSOR_ATTRIBUTES):
+        return None  # shapes and dtypes are Python values
+    return expr if analysis.is_tensor(expr) or _model_call(expr, analysis.function) else None
+
+
+def _model_call(expr, function) -> bool:
+    """``model(x)`` where the function also reads ``model.trainable_variables``
+    (or ``trainable_weights``): a Keras model, so a tensor."""
+    parts = call_parts(expr)
+    if not parts or "." in parts[0]:
+        return False
+    text = source(function)
+    return any(f"{parts[0]}.{weights}" in text for weights in _MODEL_WEIGHTS)
+
+
+_MODEL_WEIGHTS = ("trainable_variables", "trainable_weights")
+
+
+def _numpy_on_tensors(analysis: Analysis) -> List:
+    """Outermost NumPy calls on a tensor in a gradient context."""
+    found = []
+    for node in scope_nodes(analysis.function):
+        parts = call_parts(node) if is_call(node) else None
+        function = analysis.imports.numpy_function(parts[0]) if parts else None
+        if function is None or not parts[1] \
+                or function in _LIST_TO_TENSOR and _tensor_list(parts[1][0], analysis) \
+                or _tensor_under_numpy(parts[1][0], analysis) is None \
+                or not _in_gradient_context(node, analysis.function):
+            continue
+        if not any(contains(outer, node) for outer in found):
+            found.append(node)
+    return found
+
+
+def _numpy_on_tensor_fix(call, analysis: Analysis) -> Optional[str]:
+    callee, positional, keywords = call_parts(call)
+    function = analysis.imports.numpy_function(callee)
+    tensor = source(_tensor_under_numpy(positional[0], analysis)).strip()
+    tf = analysis.tf
+    if function in ("array", "asarray"):
+        dtype = keywords.get("dtype", positional[1] if len(positional) > 1 else None)
+        name = _dtype_name(dtype) if dtype is not None else None
+        if set(keywords) - {"dtype"} or len(positional) > 2 or name == "?":
+            return None
+        return f"{tf}.cast({tensor}, {tf}.{name})" if name else tensor
+    if function not in _NUMPY_TO_TF or set(keywords) - {"axis", "keepdims"} or len(positional) > 2:
+        return None
+    if len(positional) == 2:
+        keywords = dict(keywords, axis=positional[1])
+    arguments = "".join(f", {k}={source(v).strip()}" for k, v in keywords.items())
+    return f"{tf}.{_NUMPY_TO_TF[function]}({tensor}{arguments})"
+
+
+def _fix_numpy_on_tensors(analysis: Analysis) -> bool:
+    if not analysis.tensor_names:
+        analysis.settle_tensor_names()
+    rewritten = False
+    for call in _numpy_on_tensors(analysis):
+        fix = _numpy_on_tensor_fix(call, analysis)
+        message = (f"`{source(call).strip()}` computes with NumPy on a tensor: the result is a "
+                   f"constant to the tape, so gradients come back None (model.fit raises)")
+        message += f"; use `{fix}`" if fix else \
+            f" (`{call_parts(call)[0]}` has no tf.* equivalent this recipe knows)"
+        if propose(call, message, fixable=fix is not None):
+            replacement = parse_expression(fix)
+            replacement.prefix = call.prefix
+            call.replace(replacement)
+            rewritten = True
+    return rewritten
+
+
 # `buf[...] = value`: the write where the tensor is copied into NumPy
 PATTERN = "expr_stmt< power< NAME trailer< '[' any ']' > > any* >"
+# `def ...`: a function where NumPy may compute on tensors or on a list of
+# them (_in_gradient_context); no write selects those forms
+FUNCTION = "funcdef< 'def' NAME parameters any* >"
 
 
 @dataclass
@@ -468,11 +956,21 @@ class _Module:
         return cls(imports, "tf" if "tf" in imports.tensorflow else min(imports.tensorflow, default=None))
 
 
+def _may_be_a_gradient_function(node, capture, filename) -> bool:
+    """The file imports NumPy and ``node`` is a gradient context
+    (_in_gradient_context) or opens one."""
+    imports = per_tree(node, "numpy-accumulator", _Module.of).imports
+    if not imports.numpy and not imports.numpy_names:
+        return False
+    return _gradient_function(node) or bool(_tapes(node))
+
+
 def _modify(node, capture, filename) -> None:
-    """Rewrite the functions around this write (outermost first), each once
-    per pass: a buffer belongs to the function that creates it."""
+    """Rewrite the functions around this write or this function (outermost
+    first), each once per pass: a buffer belongs to the function that
+    creates it."""
     module = per_tree(node, "numpy-accumulator", _Module.of)
-    functions = []
+    functions = [node] if node.type == syms.funcdef else []
     scope = enclosing(node, syms.funcdef)
     while scope is not None:
         functions.insert(0, scope)
@@ -494,7 +992,14 @@ def _rewrite_function(function, module: _Module) -> None:
         _rewrite(buffer, analysis, tf or "tf")
     for buffer in reversed(fixes):  # each insert goes right after its loop
         _stack_after_loop(buffer, tf or "tf")
-    if fixes and tf is None:
+    for buffer in fixes:
+        if buffer.conversion is not None:
+            _merge_conversion(buffer, tf or "tf")
+    _lift_tensor_bound_loops(fixes, tf or "tf")
+    rewritten = bool(fixes)
+    rewritten = _fix_list_conversions(Analysis(function, module.imports)) or rewritten
+    rewritten = _fix_numpy_on_tensors(Analysis(function, module.imports)) or rewritten
+    if rewritten and tf is None:
         add_import(find_root(function), "import tensorflow as tf")
         module.tf = "tf"
 
@@ -509,26 +1014,32 @@ class _FunctionFacts:
 
     bound: Set[str] = field(default_factory=set)
     filled: Set[str] = field(default_factory=set)
+    calls_numpy: bool = False
+    gradient_context: bool = False  # a call/train_step, decorated, or records a tape
     makes_tensors: bool = False
 
 
 def _may_fill_a_numpy_buffer(facts: SourceFacts) -> bool:
     """Precheck: the file imports NumPy (Imports.numpy_function) and, in one
     function (nested ones included), a name is bound to one of its
-    factories and subscript-assigned, and something can make a tensor
-    (Analysis.is_tensor: a ``self.<layer>(...)`` call or a name bound by
-    ``import tensorflow``)."""
-    if not _SUBSCRIPT_ASSIGNMENT.search(facts.text) or not may_import(facts, ("numpy",)):
+    factories and subscript-assigned, or a NumPy function (on a list of
+    tensors or a tensor?) is called in a possible gradient context
+    (_in_gradient_context: ``call``/``train_step``, a decorator, a
+    ``GradientTape``), and something can make a tensor (Analysis.is_tensor:
+    a ``self.<layer>(...)`` call or a name bound by ``import tensorflow``)."""
+    if not may_import(facts, ("numpy",)):
         return False
     imports = Imports.of(declarations(facts))
-    if not imports.numpy and not set(imports.numpy_names.values()) & set(FACTORIES):
+    if not imports.numpy and not imports.numpy_names:
         return False
+    assigns_subscripts = bool(_SUBSCRIPT_ASSIGNMENT.search(facts.text))
     functions: Dict[int, _FunctionFacts] = {}
     stack = [(node, None) for node in facts.tree.body]
     while stack:
         node, function = stack.pop()
-        if function is None and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            function = functions.setdefault(id(node), _FunctionFacts())
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):  # nested ones too
+            function = function or functions.setdefault(id(node), _FunctionFacts())
+            function.gradient_context |= node.name in _GRADIENT_METHODS or bool(node.decorator_list)
         elif function is None:
             pass  # buffers outside any function are left alone
         elif isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Call):
@@ -540,21 +1051,31 @@ def _may_fill_a_numpy_buffer(facts: SourceFacts) -> bool:
                 base = base.value
             if isinstance(base, ast.Name):
                 function.filled.add(base.id)
+        elif isinstance(node, ast.Call) and node.args \
+                and imports.numpy_function(dotted(node.func) or "") is not None:
+            function.calls_numpy = True  # on a tensor or a list of them, in a gradient context?
+        elif isinstance(node, ast.Attribute) and "GradientTape" in node.attr \
+                or isinstance(node, ast.Name) and "GradientTape" in node.id:
+            function.gradient_context = True  # the recipe looks for the text in `with`
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
                 and isinstance(node.func.value, ast.Name) and node.func.value.id == "self":
             function.makes_tensors = True
-        elif isinstance(node, ast.Name) and node.id in imports.tensorflow:
-            function.makes_tensors = True
+        elif isinstance(node, ast.Name) and node.id in imports.tensorflow \
+                or isinstance(node, ast.Attribute) and node.attr in _MODEL_WEIGHTS:
+            function.makes_tensors = True  # _model_call: a model whose weights are read
         stack.extend((child, function) for child in ast.iter_child_nodes(node))
-    return any(f.makes_tensors and not f.bound.isdisjoint(f.filled) for f in functions.values())
+    return any(f.makes_tensors and (assigns_subscripts and not f.bound.isdisjoint(f.filled)
+                                    or f.calls_numpy and f.gradient_context)
+               for f in functions.values())
 
 
 RECIPE = Recipe(
     id="numpy-accumulator",
     summary="NumPy buffers filled with tensors cut the tape; use tf.TensorArray",
     safety="safe",
-    query=lambda q: q.select(PATTERN).modify(_modify),
-    tokens=("zeros", "empty", "ones"),
+    query=lambda q: (q.select(PATTERN).modify(_modify)
+                     .select(FUNCTION).filter(_may_be_a_gradient_function).modify(_modify)),
+    tokens=("numpy",),  # every form needs NumPy imported; the precheck does the rest
     precheck=_may_fill_a_numpy_buffer,
     before_fails="none-gradient",
 )

@@ -21,15 +21,27 @@ Example (seed 000)::
     model.compile(...)
 
 Left alone: names that are read anywhere in scope (including ``global``
-declarations and closures), ``_``, class attributes, tuple or chained targets,
-and names listed in ``__all__``.
+declarations and closures), names a dynamic reader can reach (``locals()``,
+``vars()``, ``eval``/``exec`` in the scope; for module-level names also
+``globals()`` and ``getattr``/``hasattr`` with that string or a computed
+one), ``_``, class attributes, tuple or chained targets, and names listed in
+``__all__``. When a string after the instance names a layer as Keras would
+auto-name one of its class (``get_layer("dense_1")`` after an unused
+``Dense``), the finding says so and offers no fix: the removal would rename
+the later layers.
 
 CAVEATS:
-- A constructor whose arguments call something (``Dense(3, kernel_initializer=make())``)
-  may matter for its side effects: that removal is offered as unsafe.
+- A constructor whose arguments call something other than a Keras class
+  (``Dense(3, kernel_initializer=make())``) may matter for its side
+  effects: that removal is offered as unsafe. Nested Keras constructors
+  (``Sequential([Dense(4)])``) do not count.
 - Keras numbers auto-generated layer names per class (``dense``, ``dense_1``):
-  removing an instance renames the later ones, which matters to code that
-  looks layers up by their generated name or loads checkpoints by name.
+  removing an instance renames the later ones. A lookup by a generated name
+  in this file blocks the fix; checkpoints loaded by name are not seen.
+- Under Keras 3 every unseeded initializer draws its seed from Python's
+  ``random`` when the layer is constructed: removing an instance shifts the
+  initial weights of the layers built after it in the same run (as another
+  seed would), unless ``random.seed`` is called in between.
 - A module-level name may be imported by another module, or read through
   ``globals()`` / ``getattr``; the recipe only sees this file.
 """
@@ -37,6 +49,7 @@ CAVEATS:
 from __future__ import annotations
 
 import ast
+import re
 from typing import Dict, List, Optional, Set
 
 from fissix.pgen2 import token
@@ -44,8 +57,9 @@ from fissix.pgen2 import token
 from migrate.recipe import Recipe, SourceFacts, propose
 from recipes._pyast import Declarations, assigned_names, declarations, dotted, may_import
 from recipes._fissix import (
-    call_parts, dotted_name, enclosing, following_leaf, import_table, is_call, is_name,
-    name_reads, nodes_of_type, per_tree, remove_statement, find_root, single_assignment, syms,
+    call_parts, dotted_name, enclosing, find_root, following_leaf, import_table, is_call,
+    is_name, name_reads, nodes_of_type, per_tree, remove_statement, single_assignment, source,
+    start, syms,
 )
 
 KERAS_MODULES = ("tensorflow.keras", "keras", "tf_keras")
@@ -140,7 +154,8 @@ def _facts(root) -> tuple:
 
 def _unused_instance(node, capture, filename):
     """(expr_stmt, statement, constructor, calls inside) when the statement
-    binds a Keras object to a name nothing in its scope reads."""
+    binds a Keras object to a name nothing in its scope reads, not even a
+    dynamic reader."""
     keras, exported = per_tree(node, "unused-model-instance", _facts)
     target, expr = capture["target"], capture["expr"]
     if target.value == "_" or target.value in exported:
@@ -152,11 +167,63 @@ def _unused_instance(node, capture, filename):
     scope = enclosing(node, syms.funcdef, syms.classdef)
     if scope is not None and scope.type == syms.classdef:
         return None
-    scope = scope if scope is not None else find_root(node)
-    if any(leaf is not target for leaf in name_reads(scope, target.value)):
+    root = find_root(node)
+    scope = scope if scope is not None else root
+    if any(leaf is not target for leaf in name_reads(scope, target.value)) \
+            or _dynamic_reader(scope, root, target.value):
         return None
-    calls_inside = any(is_call(n) for n in value.children[-1].pre_order())
+    calls_inside = any(is_call(n) and not keras.is_keras_class(call_parts(n)[0] if call_parts(n) else "")
+                       for n in value.children[-1].pre_order())
     return expr, node, call[0], calls_inside
+
+
+# calls that read a scope's names by string; ``vars()`` only without arguments
+_SCOPE_READERS = ("locals", "vars", "eval", "exec")
+_ATTRIBUTE_READERS = ("getattr", "hasattr")
+
+
+def _dynamic_reader(scope, root, name: str) -> Optional[str]:
+    """The call that can reach ``name`` without spelling it: ``locals()``,
+    ``vars()``, ``eval``/``exec`` in its scope; for a module-level name also
+    ``globals()`` and a ``getattr(module, ...)`` by string anywhere."""
+    module_level = scope is root
+    for leaf in (root if module_level else scope).leaves():
+        after = leaf.next_sibling
+        if not is_name(leaf) or after is None or after.type != syms.trailer \
+                or after.children[0].type != token.LPAR or leaf.prev_sibling is not None \
+                and leaf.prev_sibling.type == token.DOT:
+            continue
+        arguments = [c for c in after.children[1:-1]]
+        arguments = arguments[0].children if arguments and arguments[0].type == syms.arglist \
+            else arguments
+        positional = [a for a in arguments if a.type != token.COMMA]
+        callee = leaf.value
+        if callee in _SCOPE_READERS and (callee != "vars" or not positional) \
+                or module_level and callee == "globals":
+            return f"{callee}()"
+        if module_level and callee in _ATTRIBUTE_READERS and len(positional) >= 2:
+            key = positional[1]
+            if key.type != token.STRING or key.value.strip("'\"") == name:
+                return f"{callee}(..., {source(key)})"
+    return None
+
+
+def _generated_name_lookup(root, constructor: str, stmt):
+    """A string after ``stmt`` naming a layer as Keras numbers the
+    constructor's class (``"dense_1"`` for ``Dense``): removing one instance
+    renames every later auto-named one of that class."""
+    pattern = re.compile(rf"(?<![\w]){re.escape(_snake_case(constructor.rpartition('.')[2]))}(_\d+)?(?![\w])")
+    after = start(stmt)
+    for leaf in root.leaves():
+        if leaf.type == token.STRING and start(leaf) > after and pattern.search(leaf.value.strip("'\"")):
+            return leaf
+    return None
+
+
+def _snake_case(name: str) -> str:
+    """Keras's default layer name for a class (``Conv2D`` -> ``conv2d``)."""
+    text = re.sub(r"(.)([A-Z][a-z0-9]+)", r"\1_\2", name)
+    return re.sub(r"([a-z])([A-Z])", r"\1_\2", text).lower()
 
 
 def _drop_describing_comments(stmt) -> None:
@@ -185,7 +252,13 @@ def _modify(node, capture, filename) -> None:
     message = f"`{name} = {constructor}(...)` builds a Keras object that is never used"
     if calls_inside:
         message += " (its arguments call code that may have side effects)"
-    if propose(expr, message, safety="unsafe" if calls_inside else None):
+    call = call_parts(expr.children[-1])
+    lookup = None if "name" in call[2] else _generated_name_lookup(find_root(node), constructor, stmt)
+    if lookup:
+        message += (f"; removing it renames the auto-named `{constructor}` objects built "
+                    f"after it, and {lookup.value} (line {lookup.lineno}) "
+                    f"looks one up by that name: not removed automatically")
+    if propose(expr, message, safety="unsafe" if calls_inside else None, fixable=lookup is None):
         _drop_describing_comments(stmt)
         remove_statement(stmt)
 

@@ -52,6 +52,7 @@ CAVEATS (why it is unsafe):
 from __future__ import annotations
 
 import ast
+import re
 import textwrap
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Set
@@ -117,11 +118,18 @@ class Chain:
             if self.values[name].kind != BARE or any(self.mentions_chain(c) for c in index):
                 return None
             return Batched(f"{name}[:, {', '.join(source(c) for c in index)}]", BARE)
-        if not is_name(index[0], self.index) or any(self.mentions_chain(c) for c in index[1:]):
+        if any(self.mentions_chain(c) for c in index[1:]):
+            return None
+        if is_name(index[0], self.index):
+            kind = BARE
+        elif source(index[0]).replace(" ", "") in (f"{self.index}:{self.index}+1",
+                                                   f"{self.index}:({self.index}+1)"):
+            kind = ONE  # inputs[j:j + 1] keeps a batch-of-one axis
+        else:
             return None
         if len(index) == 1:
-            return Batched(name, BARE)
-        return Batched(f"{name}[:, {', '.join(source(c) for c in index[1:])}]", BARE)
+            return Batched(name, kind)
+        return Batched(f"{name}[:, {', '.join(source(c) for c in index[1:])}]", kind)
 
     def _call(self, callee: str, positional: List, keywords: Dict) -> Optional[Batched]:
         head, _, attr = callee.rpartition(".")
@@ -133,13 +141,14 @@ class Chain:
             return None
         if head in self.tensorflow and attr == "reshape" and len(positional) == 2 and not keywords:
             items = sequence_items(positional[1])
-            if not items or source(items[0]) == "-1":
+            if not items:
                 return None
             shape = [source(i) for i in items]
-            if shape[0] == "1":
-                return Batched(f"{callee}({inner.text}, [{', '.join(['-1'] + shape[1:])}])",
-                               ONE, len(shape))
-            return Batched(f"{callee}({inner.text}, [{', '.join(['-1'] + shape)}])", BARE, len(shape))
+            kind, rest = (ONE, shape[1:]) if shape[0] == "1" else (BARE, shape)
+            batch = self._batch_item(inner.text, rest)
+            if batch is None:
+                return None
+            return Batched(f"{callee}({inner.text}, [{', '.join([batch] + rest)}])", kind, len(shape))
         if head in self.tensorflow and attr in ("expand_dims", "squeeze"):
             axis = keywords.get("axis", positional[1] if len(positional) > 1 else None)
             wanted = BARE if attr == "expand_dims" else ONE
@@ -150,6 +159,16 @@ class Chain:
             extra = "".join(f", {k}={source(v)}" for k, v in keywords.items())
             return Batched(f"{callee}({inner.text}{extra})", ONE)
         return None
+
+    def _batch_item(self, batched: str, rest: List[str]) -> Optional[str]:
+        """The batch axis of a batched reshape: ``-1``, or ``tf.shape(x)[0]``
+        when another item is already ``-1`` (``[1, -1]`` flattens a sample);
+        None when ``x`` is not a plain name or subscript to repeat."""
+        if "-1" not in rest:
+            return "-1"
+        if not re.fullmatch(r"[\w.]+(\[[^()]*\])?", batched):
+            return None
+        return f"{self.tf}.shape({batched})[0]"
 
     def _subscript(self, expr) -> Optional[Batched]:
         """``x[None]`` (adds the batch-of-one axis) and ``x[0]`` (drops it)."""
@@ -173,6 +192,58 @@ class Chain:
     def mentions_chain(self, node) -> bool:
         names = set(self.values) | set(self.arrays) | {self.index}
         return any(is_name(leaf) and leaf.value in names for leaf in node.leaves())
+
+
+@dataclass
+class SampleLoop:
+    """A loop over ``range(bound)``: a ``for`` statement, or the ``def
+    fill_buf(i, buf): ...; return i + 1, buf`` and ``tf.while_loop`` that
+    numpy-accumulator writes when the bound is a tensor."""
+
+    index: str
+    bound: object
+    body: List           # its statements (without the while form's ``return``)
+    nodes: List          # the statements it occupies, in order
+    carried: Optional[str] = None  # the while form's buffer
+
+    def contains(self, leaf) -> bool:
+        return any(contains(node, leaf) for node in self.nodes)
+
+
+def _for_loop(loop) -> Optional[SampleLoop]:
+    header = _range_loop(loop)
+    if header is None:
+        return None
+    return SampleLoop(header[0], header[1], _statements(loop.children[5]), [loop])
+
+
+def _while_form(function) -> Optional[SampleLoop]:
+    """``def f(i, buf): ...; return i + 1, buf`` followed by ``_, buf =
+    tf.while_loop(lambda i, *_: i < bound, f, [0, buf])``."""
+    parameters = function.children[2].children[1:-1]
+    if len(parameters) != 1 or parameters[0].type != syms.typedargslist \
+            or len(parameters[0].children) != 3 or function.children[-1].type != syms.suite:
+        return None
+    index, buffer = (leaf.value for leaf in parameters[0].children[::2])
+    body = _statements(function.children[-1])
+    following = function.next_sibling
+    if len(body) < 2 or following is None or following.type != syms.simple_stmt \
+            or source(body[-1]).strip() != f"return {index} + 1, {buffer}":
+        return None
+    parts = single_assignment(following.children[0])
+    call = call_parts(parts[1]) if parts else None
+    if not call or source(parts[0]).replace(" ", "") != f"_,{buffer}" \
+            or not call[0].endswith(".while_loop") or len(call[1]) != 3 \
+            or not is_name(call[1][1], function.children[1].value) \
+            or source(call[1][2]).replace(" ", "") != f"[0,{buffer}]":
+        return None
+    condition = call[1][0]
+    if condition.type != syms.lambdef or condition.children[-1].type != syms.comparison:
+        return None
+    left, operator, bound = condition.children[-1].children
+    if not is_name(left, index) or operator.value != "<":
+        return None
+    return SampleLoop(index, bound, body[:-1], [function, following], buffer)
 
 
 def _tensor_array(stmt, tensorflow) -> Optional[str]:
@@ -201,13 +272,13 @@ def _write_of(stmt, buffer: str, index: str):
     return call[1][1] if is_name(call[1][0], index) else None
 
 
-def _stack_reads(function, buffer: str, loop, creation) -> Optional[List]:
+def _stack_reads(function, buffer: str, loop: SampleLoop, creation) -> Optional[List]:
     """``buffer.stack()`` nodes after the loop; None when the buffer is used
     any other way. Once ``buf = buf.stack()`` rebinds the name, later reads
     are of the stacked tensor and need nothing."""
     reads, restacked = [], None
     for leaf in name_reads(function, buffer):
-        if contains(creation, leaf) or contains(loop, leaf):
+        if contains(creation, leaf) or loop.contains(leaf):
             continue
         if restacked is not None and start(leaf) >= restacked:
             continue
@@ -217,28 +288,26 @@ def _stack_reads(function, buffer: str, loop, creation) -> Optional[List]:
             reads.append(power.children[-1])
             restacked = start(power.children[-1])
             continue
-        if start(leaf) < start(loop) or power.type != syms.power or len(power.children) < 3 \
+        if start(leaf) < start(loop.nodes[0]) or power.type != syms.power or len(power.children) < 3 \
                 or source(power.children[1]) != ".stack" or source(power.children[2]) != "()":
             return None
         reads.append(power)
     return reads
 
 
-def _match(loop, function, tensorflow):
+def _match(loop: SampleLoop, function, tensorflow):
     """(creation, batched source, stack reads, buffer) when ``loop`` is a
     vectorizable per-sample loop."""
-    header = _range_loop(loop)
-    if header is None or not _is_batch_size(header[1], bindings(function)):
+    if not _is_batch_size(loop.bound, bindings(function)):
         return None
-    index = header[0]
-    body = _statements(loop.children[5])
-    if not body or loop.parent.type != syms.suite:
+    index, body, first = loop.index, loop.body, loop.nodes[0]
+    if not body or first.parent.type != syms.suite:
         return None
-    earlier = _statements(loop.parent)
-    earlier = earlier[: earlier.index(loop)]
+    earlier = _statements(first.parent)
+    earlier = earlier[: earlier.index(first)]
     buffers = {_tensor_array(s, tensorflow): s for s in earlier}
     buffer = next((b for b in buffers if b and _write_of(body[-1], b, index) is not None), None)
-    if buffer is None:
+    if buffer is None or loop.carried not in (None, buffer):
         return None
     chain = Chain(index, tensorflow)
     lines = _batch_statements(body[:-1], chain)
@@ -358,10 +427,10 @@ def _with_comments(stmt, code: str) -> str:
     return f"{comments}{code}{trailing}\n"
 
 
-def _after(function, loop):
-    loop_start = start(loop)
+def _after(function, loop: SampleLoop):
+    loop_start = start(loop.nodes[0])
     return [leaf for leaf in function.leaves()
-            if is_name(leaf) and not contains(loop, leaf) and start(leaf) > loop_start]
+            if is_name(leaf) and not loop.contains(leaf) and start(leaf) > loop_start]
 
 
 def _unstack(power, buffer: str) -> None:
@@ -382,6 +451,9 @@ def _unstack(power, buffer: str) -> None:
 
 # `for j in range(bound):` (no else), the per-sample loop
 PATTERN = "for_stmt< 'for' NAME 'in' power< 'range' trailer< '(' any ')' > > ':' any >"
+# `def fill_buf(i, buf): ...`, the body of numpy-accumulator's tf.while_loop
+# (the `tf.while_loop` statement after it is checked by _while_form)
+WHILE_BODY = "funcdef< 'def' NAME parameters< '(' typedargslist< NAME ',' NAME > ')' > ':' suite >"
 
 
 def _in_function_with_tensorflow(node, capture, filename) -> bool:
@@ -392,33 +464,53 @@ def _tensorflow(node) -> set:
     return per_tree(node, "vectorize-sample-loop", lambda root: import_table(root).module_aliases("tensorflow"))
 
 
-def _modify(loop, capture, filename) -> None:
-    found = _match(loop, enclosing(loop, syms.funcdef), _tensorflow(loop))
+def _modify_for(loop, capture, filename) -> None:
+    sample_loop = _for_loop(loop)
+    if sample_loop is not None:
+        _vectorize(sample_loop, enclosing(loop, syms.funcdef), _tensorflow(loop))
+
+
+def _modify_while(function, capture, filename) -> None:
+    sample_loop = _while_form(function)
+    if sample_loop is not None:
+        _vectorize(sample_loop, enclosing(function, syms.funcdef), _tensorflow(function))
+
+
+def _vectorize(loop: SampleLoop, function, tensorflow) -> None:
+    found = _match(loop, function, tensorflow)
     if found is None:
         return
     creation, text, reads, buffer = found
-    message = (f"the loop over `{loop.children[1].value}` calls the layers once per sample; "
+    message = (f"the loop over `{loop.index}` calls the layers once per sample; "
                f"one call on the whole batch gives the same result")
-    if not propose(loop, message):
+    if not propose(loop.nodes[0], message):
         return
     for power in reads:
         _unstack(power, buffer)
-    replace_statement(loop, text)
+    for node in loop.nodes[1:]:
+        remove_statement(node)
+    replace_statement(loop.nodes[0], text)
     remove_statement(creation)
 
 
 def _may_loop_over_samples(facts: SourceFacts) -> bool:
     """Precheck: with ``import tensorflow [as tf]``, a ``for i in range(...)``
-    loop ends with ``buf = buf.write(...)``."""
+    loop ends with ``buf = buf.write(...)``, or a function ends with it and
+    a ``return`` (the body of a ``tf.while_loop``)."""
     if not may_import(facts, ("tensorflow",)) or not declarations(facts).module_aliases("tensorflow"):
         return False
     for node in ast.walk(facts.tree):
         if isinstance(node, ast.For) and isinstance(node.target, ast.Name) \
                 and isinstance(node.iter, ast.Call) and dotted(node.iter.func) == "range":
             last = node.body[-1]
-            if isinstance(last, ast.Assign) and isinstance(last.value, ast.Call) \
-                    and isinstance(last.value.func, ast.Attribute) and last.value.func.attr == "write":
-                return True
+        elif isinstance(node, ast.FunctionDef) and len(node.body) > 1 \
+                and isinstance(node.body[-1], ast.Return):
+            last = node.body[-2]  # numpy-accumulator's tf.while_loop body
+        else:
+            continue
+        if isinstance(last, ast.Assign) and isinstance(last.value, ast.Call) \
+                and isinstance(last.value.func, ast.Attribute) and last.value.func.attr == "write":
+            return True
     return False
 
 
@@ -426,7 +518,8 @@ RECIPE = Recipe(
     id="vectorize-sample-loop",
     summary="a per-sample loop of layer calls becomes one call on the whole batch",
     safety="unsafe",
-    query=lambda q: q.select(PATTERN).filter(_in_function_with_tensorflow).modify(_modify),
+    query=lambda q: (q.select(PATTERN).filter(_in_function_with_tensorflow).modify(_modify_for)
+                     .select(WHILE_BODY).filter(_in_function_with_tensorflow).modify(_modify_while)),
     # numpy-accumulator's TensorArrays count too: the prefilter runs again
     # on each pass's text
     tokens=("TensorArray",),

@@ -163,12 +163,17 @@ def _without_leading_blank_lines(prefix: str) -> str:
 
 
 def _take_trailing_prefix(stmt) -> str:
-    """Detach the prefix of a compound statement's final DEDENT (comments and
-    the next line's indentation that fissix stores there)."""
-    last = last_leaf(stmt)
-    if last.type != token.DEDENT or not last.prefix:
-        return ""
-    text, last.prefix = last.prefix, ""
+    """Detach the prefixes of a compound statement's closing DEDENTs (comments
+    and the next line's indentation that fissix stores there); a statement
+    ending in nested blocks ends in several."""
+    dedents = []
+    for leaf in reversed(list(stmt.leaves())):
+        if leaf.type != token.DEDENT:
+            break
+        dedents.insert(0, leaf)
+    text = "".join(leaf.prefix for leaf in dedents)
+    for leaf in dedents:
+        leaf.prefix = ""
     return text
 
 

@@ -161,7 +161,7 @@ CASES = [
 
         def lookup(name):
             return globals()[name]
-        """, "data flow: a module-level name read through globals()", xfail=NEEDS_MODEL),
+        """, "data flow: a module-level name read through globals()"),
     valid("read_through_getattr", """
         import sys
 
@@ -169,7 +169,7 @@ CASES = [
 
         encoder = tf.keras.layers.Dense(3)
         layer = getattr(sys.modules[__name__], "encoder")
-        """, 'data flow: a name read through getattr(obj, "name")', xfail=NEEDS_MODEL),
+        """, 'data flow: a name read through getattr(obj, "name")'),
     valid("read_through_locals", """
         import tensorflow as tf
 
@@ -177,7 +177,7 @@ CASES = [
         def build(units):
             encoder = tf.keras.layers.Dense(units)
             return locals()
-        """, "data flow: a local read through locals()", xfail=NEEDS_MODEL),
+        """, "data flow: a local read through locals()"),
 ]
 
 
