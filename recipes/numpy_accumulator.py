@@ -809,14 +809,22 @@ def _list_conversion_fix(call, analysis: Analysis) -> Optional[str]:
 
 def _fix_list_conversions(analysis: Analysis) -> bool:
     """Report (and fix) every NumPy conversion of a list of tensors."""
+    return _rewrite_calls(analysis, _list_conversions, _list_conversion_fix, lambda call: (
+        f"`{source(call).strip()}` copies the tensors of the list into a NumPy array: "
+        f"the tape stops there and gradients come back None (model.fit raises)",
+        " (its arguments have no tf.stack/tf.concat equivalent)"))
+
+
+def _rewrite_calls(analysis: Analysis, find, fix_of, explain) -> bool:
+    """Propose ``fix_of(call)`` for each call ``find`` names; ``explain``
+    gives the message and the reason added when there is no fix."""
     if not analysis.tensor_names:
         analysis.settle_tensor_names()
     rewritten = False
-    for call in _list_conversions(analysis):
-        fix = _list_conversion_fix(call, analysis)
-        message = (f"`{source(call).strip()}` copies the tensors of the list into a NumPy array: "
-                   f"the tape stops there and gradients come back None (model.fit raises)")
-        message += f"; use `{fix}`" if fix else " (its arguments have no tf.stack/tf.concat equivalent)"
+    for call in find(analysis):
+        fix = fix_of(call, analysis)
+        message, no_fix = explain(call)
+        message += f"; use `{fix}`" if fix else no_fix
         if propose(call, message, fixable=fix is not None):
             replacement = parse_expression(fix)
             replacement.prefix = call.prefix
@@ -918,21 +926,10 @@ def _numpy_on_tensor_fix(call, analysis: Analysis) -> Optional[str]:
 
 
 def _fix_numpy_on_tensors(analysis: Analysis) -> bool:
-    if not analysis.tensor_names:
-        analysis.settle_tensor_names()
-    rewritten = False
-    for call in _numpy_on_tensors(analysis):
-        fix = _numpy_on_tensor_fix(call, analysis)
-        message = (f"`{source(call).strip()}` computes with NumPy on a tensor: the result is a "
-                   f"constant to the tape, so gradients come back None (model.fit raises)")
-        message += f"; use `{fix}`" if fix else \
-            f" (`{call_parts(call)[0]}` has no tf.* equivalent this recipe knows)"
-        if propose(call, message, fixable=fix is not None):
-            replacement = parse_expression(fix)
-            replacement.prefix = call.prefix
-            call.replace(replacement)
-            rewritten = True
-    return rewritten
+    return _rewrite_calls(analysis, _numpy_on_tensors, _numpy_on_tensor_fix, lambda call: (
+        f"`{source(call).strip()}` computes with NumPy on a tensor: the result is a "
+        f"constant to the tape, so gradients come back None (model.fit raises)",
+        f" (`{call_parts(call)[0]}` has no tf.* equivalent this recipe knows)"))
 
 
 # `buf[...] = value`: the write where the tensor is copied into NumPy
