@@ -111,6 +111,7 @@ from fissix.pgen2 import token
 
 from migrate.recipe import Recipe, SourceFacts, propose
 from recipes._model import model_of
+from recipes._model.imports import CONVENTIONAL
 from recipes._pyast import Declarations, assigned_names, declarations, dotted, may_import
 from recipes._fissix import (
     add_import, bindings, call_parts, contains, dotted_name, enclosing,
@@ -132,10 +133,6 @@ DTYPES = ("float16", "bfloat16", "float32", "float64", "int8", "int16", "int32",
 _PY_DTYPES = {"float": "float64", "int": "int64", "bool": "bool", "complex": "complex128"}
 _TO_PYTHON = ("float", "int", "bool", "complex", "list", "str")
 _TENSOR_ATTRIBUTES = ("shape", "dtype", "ndim")
-
-
-# conventional aliases a pasted snippet reads unbound (the model's presumed imports)
-_PRESUMED = {"np": "numpy", "tf": "tensorflow"}
 
 
 @dataclass
@@ -165,9 +162,9 @@ class Imports:
         tensorflow = set().union(*(aliases for module, aliases in table.aliases.items()
                                    if module.split(".")[0] == "tensorflow"))
         names.update(dict.fromkeys(tensorflow, "tensorflow"))
-        for alias, module in _PRESUMED.items():
+        for alias, module in CONVENTIONAL.items():  # the model's presumed aliases
             names.setdefault(alias, module)
-        return cls(names.get, True, tensorflow | {"tf"})
+        return cls(names.get, True, tensorflow | {a for a, m in CONVENTIONAL.items() if m == "tensorflow"})
 
     def numpy_function(self, callee: str) -> Optional[str]:
         """``zeros`` for ``np.zeros`` / ``onp.zeros`` / an imported ``zeros``."""

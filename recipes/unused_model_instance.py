@@ -58,6 +58,7 @@ from fissix.pgen2 import token
 
 from migrate.recipe import Recipe, SourceFacts, propose
 from recipes._model import Kind, model_of
+from recipes._model.imports import CONVENTIONAL
 from recipes._pyast import Declarations, assigned_names, declarations, dotted
 from recipes._fissix import (
     call_parts, enclosing, find_root, following_leaf, is_call,
@@ -79,13 +80,14 @@ class KerasNames:
     ``tf``/``keras``/``layers`` of a pasted snippet count."""
 
     def __init__(self, imports: Declarations, class_bases: Dict[str, List[Optional[str]]]):
-        tensorflow = {"tf"}.union(*(aliases for module, aliases in imports.aliases.items()
+        presumed = {module: alias for alias, module in CONVENTIONAL.items()}
+        tensorflow = {presumed["tensorflow"]}.union(*(aliases for module, aliases in imports.aliases.items()
                                     if module.split(".")[0] == "tensorflow"))
         self.keras = {f"{alias}{compat}.keras" for alias in tensorflow
-                      for compat in ("", ".compat.v1", ".compat.v2")} | {"keras"}
+                      for compat in ("", ".compat.v1", ".compat.v2")} | {presumed["keras"]}
         for module in KERAS_MODULES:
             self.keras |= imports.module_aliases(module)
-        self.namespaces: Set[str] = {"layers"}
+        self.namespaces: Set[str] = {presumed["keras.layers"]}
         self.classes: Set[str] = set()
         for module, names in imports.names.items():
             root = module.split(".")[0]
