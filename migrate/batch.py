@@ -294,7 +294,9 @@ def _checked(outcome: Outcome) -> Outcome:
     """Mark an outcome whose result could not be produced as a problem."""
     result = outcome.result
     if result is not None and result.status in (Status.SKIPPED, Status.FAILED):
-        outcome.problem = f"{outcome.path}: {result.reason}"
+        reason = result.reason or result.status.value
+        # a notebook's reasons already name it (and the cell)
+        outcome.problem = reason if reason.startswith(str(outcome.path)) else f"{outcome.path}: {reason}"
     return outcome
 
 

@@ -284,6 +284,7 @@ def test_an_unparsable_cell_is_exit_2_in_a_notebook_no_recipe_looks_at(tmp_path)
     result = runner.invoke(app, ["check", str(path)])
     assert result.exit_code == 2 and result.stdout == ""
     assert f"{path}:cell 3: syntax error at line 1" in result.stderr
+    assert result.stderr.count(str(path)) == 1  # the reason names the notebook once
 
 
 def test_a_future_import_in_a_later_cell_does_not_stop_a_fix(tmp_path):
