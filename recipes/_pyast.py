@@ -114,7 +114,7 @@ def _collect_declarations(facts: SourceFacts) -> Declarations:
 
 def tapes(facts: SourceFacts) -> List[Tuple[ast.AST, str]]:
     """(with statement, tape name) for every ``with ...GradientTape(...) as
-    name:`` (``recipes._scope.tapes``); the text is read first."""
+    name:`` (``recipes._fissix.tapes``); the text is read first."""
     if "GradientTape" not in facts.text:
         return []
     return facts.derived("tapes", _collect_tapes)
