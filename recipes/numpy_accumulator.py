@@ -64,9 +64,13 @@ becomes::
 
 Left alone: buffers filled only with constants, NumPy values or ``.numpy()``
 results (a mask, preprocessing), integer or bool buffers (token ids of a
-sampling loop, counts: no gradient flows through them), writes outside the
-``GradientTape`` block of a function that records one (losses or gradient
-norms logged after the step), and buffers outside any function. The finding sits on the write line; put
+sampling loop, counts: no gradient flows through them), values drawn by
+``tf.random.*`` (sampling code), writes after a ``GradientTape`` block of
+the function closed (losses or gradient norms logged after the step), and
+buffers outside any function. Imports, the kinds of values (annotated
+parameters, layer and model outputs) and gradient contexts come from the
+semantic model (``recipes._model``): every import spelling, and ``np``/``tf``
+read unbound in a pasted snippet. The finding sits on the write line; put
 ``# tf-migrate: ignore[numpy-accumulator]`` there to keep a buffer.
 
 CAVEATS:
@@ -101,14 +105,16 @@ import ast
 import re
 import textwrap
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Set
+from typing import Callable, Dict, List, Optional, Set
 
 from fissix.pgen2 import token
 
 from migrate.recipe import Recipe, SourceFacts, propose
+from recipes._model import model_of
+from recipes._model.imports import CONVENTIONAL
 from recipes._pyast import Declarations, assigned_names, declarations, dotted, may_import
 from recipes._fissix import (
-    add_import, bindings, call_parts, contains, dotted_name, enclosing, import_table,
+    add_import, bindings, call_parts, contains, dotted_name, enclosing,
     insert_after, is_call, is_full_slice, is_name, is_sole_statement_on_line, name_reads,
     parse_expression, per_tree, find_root, remove_statement, replace_statement, scope_nodes,
     sequence_items, source, start, statement_of, subscript_parts, syms,
@@ -131,29 +137,45 @@ _TENSOR_ATTRIBUTES = ("shape", "dtype", "ndim")
 
 @dataclass
 class Imports:
-    """How this file spells NumPy and TensorFlow."""
+    """How this file spells NumPy and TensorFlow: ``module_of`` maps a local
+    name to the canonical module or object it imports (``onp`` -> ``numpy``,
+    ``zeros`` -> ``numpy.zeros``, ``tf`` of ``tensorflow.compat.v2`` ->
+    ``tensorflow``)."""
 
-    numpy: Set[str]
-    numpy_names: Dict[str, str]
+    module_of: Callable[[str], Optional[str]]
+    numpy: bool
     tensorflow: Set[str]
 
     @classmethod
+    def of_model(cls, model) -> "Imports":
+        """From the semantic model of the fissix tree (every spelling, presumed aliases)."""
+        return cls(model.imports.module_of, model.imports.uses("numpy"),
+                   model.imports.aliases("tensorflow"))
+
+    @classmethod
     def of(cls, table: Declarations) -> "Imports":
-        """From the import table of the fissix tree or of the ``ast``."""
-        return cls(table.module_aliases("numpy"), table.imported_names("numpy"),
-                   table.module_aliases("tensorflow"))
+        """From the ``ast`` import table, for the precheck: never narrower than
+        ``of_model`` (a ``tensorflow.compat`` alias and an unbound ``np``/``tf``
+        count)."""
+        names = {local: f"numpy.{name}" for local, name in table.imported_names("numpy").items()}
+        names.update(dict.fromkeys(table.module_aliases("numpy"), "numpy"))
+        tensorflow = set().union(*(aliases for module, aliases in table.aliases.items()
+                                   if module.split(".")[0] == "tensorflow"))
+        names.update(dict.fromkeys(tensorflow, "tensorflow"))
+        for alias, module in CONVENTIONAL.items():  # the model's presumed aliases
+            names.setdefault(alias, module)
+        return cls(names.get, True, tensorflow | {a for a, m in CONVENTIONAL.items() if m == "tensorflow"})
 
     def numpy_function(self, callee: str) -> Optional[str]:
         """``zeros`` for ``np.zeros`` / ``onp.zeros`` / an imported ``zeros``."""
         head, _, attr = callee.rpartition(".")
-        if head in self.numpy:
-            return attr
-        if not head:
-            return self.numpy_names.get(attr)
-        return None
+        if head:
+            return attr if "." not in head and self.module_of(head) == "numpy" else None
+        module, _, name = (self.module_of(attr) or "").partition(".")
+        return name if module == "numpy" and "." not in name else None
 
     def is_tensorflow_call(self, callee: str) -> bool:
-        return callee.split(".")[0] in self.tensorflow
+        return (self.module_of(callee.split(".")[0]) or "").split(".")[0] == "tensorflow"
 
 
 @dataclass
@@ -224,6 +246,7 @@ class Analysis:
     def __init__(self, function, imports: Imports):
         self.function = function
         self.imports = imports
+        self.model = model_of(function)
         self.bound = bindings(function)
         self.methods = _methods_of(enclosing(function, syms.classdef))
         self.buffers = self._buffers()
@@ -283,6 +306,8 @@ class Analysis:
                 return False
         if _calls_method(expr, ("numpy", "item", "tolist")):
             return False
+        if self.model.kind_of(expr).is_tensor:
+            return True  # what the model knows: annotated parameters, model outputs...
         for node in expr.pre_order():
             if is_name(node) and node.value in self.tensor_names and _is_variable(node):
                 return True
@@ -340,8 +365,9 @@ def _examine(buffer: Buffer, analysis: Analysis) -> bool:
     writes = analysis.writes(buffer)
     tensor_writes = [w for w in writes if analysis.is_tensor(w.children[-1])]
     if not tensor_writes or buffer.dtype in _INTEGERS \
-            or _outside_the_tape(tensor_writes[0], analysis.function):
-        return False  # token ids, counts, or values logged after the tape: no gradient wanted
+            or _after_the_tape(tensor_writes[0], analysis.model) \
+            or _sampled(tensor_writes[0].children[-1], analysis.model):
+        return False  # token ids, counts, draws, values logged after the tape: no gradient wanted
     buffer.write = tensor_writes[0]
     if buffer.problem:
         return True
@@ -386,12 +412,24 @@ def _examine(buffer: Buffer, analysis: Analysis) -> bool:
     return True
 
 
-def _outside_the_tape(write, function) -> bool:
-    """Does ``function`` record a ``GradientTape`` and ``write`` sit outside
-    it (a loss or a gradient norm logged after the step)?"""
-    tapes = [n for n in scope_nodes(function) if n.type == syms.with_stmt
-             and "GradientTape" in source(n.children[1])]
-    return bool(tapes) and not any(contains(tape, write) for tape in tapes)
+def _after_the_tape(write, model) -> bool:
+    """Does ``write`` come after a ``GradientTape`` of its function closed (a
+    loss or a gradient norm logged after the step), outside a ``tf.function``
+    or ``train_step`` that would raise on it anyway?"""
+    context = model.gradient_context(write)
+    return model.after_tape(write) is not None \
+        and (context is None or context.how not in ("tf_function", "train_step"))
+
+
+# what draws samples: no gradient flows through a draw
+_SAMPLERS = ("tensorflow.random.", "tensorflow.multinomial", "tensorflow.random_")
+
+
+def _sampled(value, model) -> bool:
+    """Is ``value`` computed from a random draw (``tf.random.categorical``):
+    sampling code, whose buffers are not differentiated?"""
+    return any(is_call(node) and (model.callee(node) or "").startswith(_SAMPLERS)
+               for node in value.pre_order())
 
 
 def _pair_loops(write, index):
@@ -748,7 +786,7 @@ def _list_conversions(analysis: Analysis) -> List:
     """``np.stack(lst, axis=k)`` / ``np.array(lst)`` / ``np.asarray(lst)`` /
     ``np.concatenate(lst, axis=k)`` of a list of tensors built in the
     function (appended to, a list display or comprehension): each copies the
-    tensors into NumPy. Only in a gradient context (_in_gradient_context):
+    tensors into NumPy. Only in a gradient context (the model's):
     elsewhere (tests, evaluation) NumPy is what the code wants."""
     found = []
     for node in scope_nodes(analysis.function):
@@ -757,7 +795,7 @@ def _list_conversions(analysis: Analysis) -> List:
             continue
         positional = parts[1]
         if positional and _tensor_list(positional[0], analysis) \
-                and _in_gradient_context(node, analysis.function):
+                and analysis.model.in_gradient_context(node):
             found.append(node)
     return found
 
@@ -838,28 +876,6 @@ _NUMPY_TO_TF = {"mean": "reduce_mean", "sum": "reduce_sum", "max": "reduce_max",
                 "min": "reduce_min", "prod": "reduce_prod", "std": "math.reduce_std",
                 "var": "math.reduce_variance", "exp": "exp", "log": "math.log", "sqrt": "sqrt",
                 "square": "square", "abs": "abs", "tanh": "tanh"}
-_GRADIENT_METHODS = ("call", "train_step", "__call__")
-
-
-def _in_gradient_context(node, function) -> bool:
-    """Inside a ``GradientTape`` block, a Keras ``call``/``train_step``, or a
-    ``tf.function``: where a NumPy value cuts the tape (or raises)."""
-    return _gradient_function(function) or any(contains(tape, node) for tape in _tapes(function))
-
-
-def _gradient_function(function) -> bool:
-    """A Keras ``call``/``train_step``/``__call__`` or a ``tf.function``."""
-    if function.children[1].value in _GRADIENT_METHODS:
-        return True
-    decorated = function.parent if function.parent is not None \
-        and function.parent.type == syms.decorated else None
-    return decorated is not None and "function" in source(decorated.children[0])
-
-
-def _tapes(function) -> List:
-    """The function's ``with ...GradientTape...`` statements."""
-    return [n for n in scope_nodes(function)
-            if n.type == syms.with_stmt and "GradientTape" in source(n.children[1])]
 
 
 def _tensor_under_numpy(expr, analysis: Analysis):
@@ -891,15 +907,17 @@ _MODEL_WEIGHTS = ("trainable_variables", "trainable_weights")
 
 
 def _numpy_on_tensors(analysis: Analysis) -> List:
-    """Outermost NumPy calls on a tensor in a gradient context."""
+    """Outermost NumPy calls on a tensor in a gradient context; a buffer's
+    creation (``np.copy(x)`` then written to) is the write's business."""
     found = []
+    creations = {id(buffer.creation) for buffer in analysis.buffers if analysis.writes(buffer)}
     for node in scope_nodes(analysis.function):
-        parts = call_parts(node) if is_call(node) else None
+        parts = call_parts(node) if is_call(node) and id(node.parent) not in creations else None
         function = analysis.imports.numpy_function(parts[0]) if parts else None
         if function is None or not parts[1] \
                 or function in _LIST_TO_TENSOR and _tensor_list(parts[1][0], analysis) \
                 or _tensor_under_numpy(parts[1][0], analysis) is None \
-                or not _in_gradient_context(node, analysis.function):
+                or not analysis.model.in_gradient_context(node):
             continue
         if not any(contains(outer, node) for outer in found):
             found.append(node)
@@ -935,7 +953,7 @@ def _fix_numpy_on_tensors(analysis: Analysis) -> bool:
 # `buf[...] = value`: the write where the tensor is copied into NumPy
 PATTERN = "expr_stmt< power< NAME trailer< '[' any ']' > > any* >"
 # `def ...`: a function where NumPy may compute on tensors or on a list of
-# them (_in_gradient_context); no write selects those forms
+# them (in a gradient context); no write selects those forms
 FUNCTION = "funcdef< 'def' NAME parameters any* >"
 
 
@@ -949,17 +967,19 @@ class _Module:
 
     @classmethod
     def of(cls, root) -> "_Module":
-        imports = Imports.of(import_table(root))
+        imports = Imports.of_model(model_of(root))
         return cls(imports, "tf" if "tf" in imports.tensorflow else min(imports.tensorflow, default=None))
 
 
 def _may_be_a_gradient_function(node, capture, filename) -> bool:
-    """The file imports NumPy and ``node`` is a gradient context
-    (_in_gradient_context) or opens one."""
-    imports = per_tree(node, "numpy-accumulator", _Module.of).imports
-    if not imports.numpy and not imports.numpy_names:
+    """The file imports NumPy and ``node`` is a gradient context (the
+    model's: a Keras ``call``/``train_step``, a ``tf.function``, a function
+    a context calls) or opens one (a ``GradientTape`` block)."""
+    if not per_tree(node, "numpy-accumulator", _Module.of).imports.numpy:
         return False
-    return _gradient_function(node) or bool(_tapes(node))
+    model = model_of(node)
+    return model.in_gradient_context(node.children[-1]) \
+        or any(contains(node, tape.statement) for tape in model.tapes)
 
 
 def _modify(node, capture, filename) -> None:
@@ -1012,23 +1032,34 @@ class _FunctionFacts:
     bound: Set[str] = field(default_factory=set)
     filled: Set[str] = field(default_factory=set)
     calls_numpy: bool = False
-    gradient_context: bool = False  # a call/train_step, decorated, or records a tape
-    makes_tensors: bool = False
+
+
+# what may make a gradient context (the model's: Keras methods, decorators,
+# `tf.function(fn)`, tapes and every function a context calls)
+_GRADIENT_METHODS = ("call", "train_step", "test_step", "__call__")
+_MAY_OPEN_A_CONTEXT = re.compile(r"GradientTape|\bfunction\s*\(")
+_TENSOR_MODULES = ("tensorflow", "keras", "tf_keras")
 
 
 def _may_fill_a_numpy_buffer(facts: SourceFacts) -> bool:
     """Precheck: the file imports NumPy (Imports.numpy_function) and, in one
     function (nested ones included), a name is bound to one of its
     factories and subscript-assigned, or a NumPy function (on a list of
-    tensors or a tensor?) is called in a possible gradient context
-    (_in_gradient_context: ``call``/``train_step``, a decorator, a
-    ``GradientTape``), and something can make a tensor (Analysis.is_tensor:
-    a ``self.<layer>(...)`` call or a name bound by ``import tensorflow``)."""
-    if not may_import(facts, ("numpy",)):
-        return False
-    imports = Imports.of(declarations(facts))
-    if not imports.numpy and not imports.numpy_names:
-        return False
+    tensors or a tensor?) is called while the file may hold a gradient
+    context (a Keras method, a decorator, a tape or ``tf.function(fn)``: a
+    context reaches every function it calls), and something in the file can
+    make a tensor (Analysis.is_tensor and the model's kinds: a
+    ``self.<layer>(...)`` call, a model whose weights are read, or a name
+    bound by importing TensorFlow or Keras, or presumed)."""
+    if not may_import(facts, ("numpy",)) and "np" not in facts.text:
+        return False  # no NumPy import, no presumed `np`
+    table = declarations(facts)
+    imports = Imports.of(table)
+    tensor_names = {"tf", "keras", "layers"}.union(
+        *(aliases for module, aliases in table.aliases.items() if module.split(".")[0] in _TENSOR_MODULES),
+        *(names for module, names in table.names.items() if module.split(".")[0] in _TENSOR_MODULES))
+    contexts = bool(_MAY_OPEN_A_CONTEXT.search(facts.text))
+    makes_tensors = False
     assigns_subscripts = bool(_SUBSCRIPT_ASSIGNMENT.search(facts.text))
     functions: Dict[int, _FunctionFacts] = {}
     stack = [(node, None) for node in facts.tree.body]
@@ -1036,7 +1067,7 @@ def _may_fill_a_numpy_buffer(facts: SourceFacts) -> bool:
         node, function = stack.pop()
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):  # nested ones too
             function = function or functions.setdefault(id(node), _FunctionFacts())
-            function.gradient_context |= node.name in _GRADIENT_METHODS or bool(node.decorator_list)
+            contexts |= node.name in _GRADIENT_METHODS or bool(node.decorator_list)
         elif function is None:
             pass  # buffers outside any function are left alone
         elif isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Call):
@@ -1051,19 +1082,14 @@ def _may_fill_a_numpy_buffer(facts: SourceFacts) -> bool:
         elif isinstance(node, ast.Call) and node.args \
                 and imports.numpy_function(dotted(node.func) or "") is not None:
             function.calls_numpy = True  # on a tensor or a list of them, in a gradient context?
-        elif isinstance(node, ast.Attribute) and "GradientTape" in node.attr \
-                or isinstance(node, ast.Name) and "GradientTape" in node.id:
-            function.gradient_context = True  # the recipe looks for the text in `with`
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-                and isinstance(node.func.value, ast.Name) and node.func.value.id == "self":
-            function.makes_tensors = True
-        elif isinstance(node, ast.Name) and node.id in imports.tensorflow \
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == "self" \
+                or isinstance(node, ast.Name) and node.id in tensor_names \
                 or isinstance(node, ast.Attribute) and node.attr in _MODEL_WEIGHTS:
-            function.makes_tensors = True  # _model_call: a model whose weights are read
+            makes_tensors = True  # _model_call: a model whose weights are read
         stack.extend((child, function) for child in ast.iter_child_nodes(node))
-    return any(f.makes_tensors and (assigns_subscripts and not f.bound.isdisjoint(f.filled)
-                                    or f.calls_numpy and f.gradient_context)
-               for f in functions.values())
+    return makes_tensors and any(assigns_subscripts and not f.bound.isdisjoint(f.filled)
+                                 or f.calls_numpy and contexts for f in functions.values())
 
 
 RECIPE = Recipe(
@@ -1072,7 +1098,7 @@ RECIPE = Recipe(
     safety="safe",
     query=lambda q: (q.select(PATTERN).modify(_modify)
                      .select(FUNCTION).filter(_may_be_a_gradient_function).modify(_modify)),
-    tokens=("numpy",),  # every form needs NumPy imported; the precheck does the rest
+    tokens=("numpy", "np."),  # NumPy imported or a presumed `np`; the precheck does the rest
     precheck=_may_fill_a_numpy_buffer,
     before_fails="none-gradient",
 )

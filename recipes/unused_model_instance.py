@@ -4,7 +4,9 @@ What it does: an assignment ``name = Constructor(...)`` whose constructor is a
 Keras ``Model``/``Layer`` subclass defined in the file (``class Seq(tf.keras.Model)``)
 or a ``tf.keras`` / ``keras`` model or layer (``tf.keras.Sequential``,
 ``tf.keras.layers.Dense``, ``layers.LSTM`` after ``from tensorflow.keras import
-layers``), and whose name is never read in its scope (the function, or the
+layers``; any import spelling, ``tensorflow.compat.v2`` and the unbound
+``tf``/``keras``/``layers`` of a pasted snippet included: the semantic
+model's kinds, ``recipes._model``), and whose name is never read in its scope (the function, or the
 whole file at module level), is deleted. A comment block directly above it
 goes too when a blank line or the end of the block follows it (it described
 the deleted line); a comment heading a group of statements stays.
@@ -55,10 +57,12 @@ from typing import Dict, List, Optional, Set
 from fissix.pgen2 import token
 
 from migrate.recipe import Recipe, SourceFacts, propose
-from recipes._pyast import Declarations, assigned_names, declarations, dotted, may_import
+from recipes._model import Kind, model_of
+from recipes._model.imports import CONVENTIONAL
+from recipes._pyast import Declarations, assigned_names, declarations, dotted
 from recipes._fissix import (
-    call_parts, dotted_name, enclosing, find_root, following_leaf, import_table, is_call,
-    is_name, name_reads, nodes_of_type, per_tree, remove_statement, single_assignment, source,
+    call_parts, enclosing, find_root, following_leaf, is_call,
+    is_name, name_reads, nodes_of_type, per_tree, remove_statement, single_assignment,
     start, syms,
 )
 
@@ -70,34 +74,33 @@ _NOT_LAYERS = ("Input",)
 
 class KerasNames:
     """How this file can name a Keras model or layer class, from its imports
-    and its classes' dotted bases: the recipe reads both from the fissix
-    tree, its precheck from the ``ast``."""
+    and its classes' dotted bases in the ``ast``: the precheck's view, never
+    narrower than the model's (_builds_keras_object): every import of
+    TensorFlow or Keras (``tensorflow.compat.v2`` too) and the presumed
+    ``tf``/``keras``/``layers`` of a pasted snippet count."""
 
     def __init__(self, imports: Declarations, class_bases: Dict[str, List[Optional[str]]]):
-        tensorflow = imports.module_aliases("tensorflow")
-        self.keras = {f"{alias}.keras" for alias in tensorflow}
+        presumed = {module: alias for alias, module in CONVENTIONAL.items()}
+        tensorflow = {presumed["tensorflow"]}.union(*(aliases for module, aliases in imports.aliases.items()
+                                    if module.split(".")[0] == "tensorflow"))
+        self.keras = {f"{alias}{compat}.keras" for alias in tensorflow
+                      for compat in ("", ".compat.v1", ".compat.v2")} | {presumed["keras"]}
         for module in KERAS_MODULES:
             self.keras |= imports.module_aliases(module)
-        self.namespaces: Set[str] = set()
+        self.namespaces: Set[str] = {presumed["keras.layers"]}
         self.classes: Set[str] = set()
-        for module in ("tensorflow", "tensorflow.keras", "keras", "tf_keras"):
-            for local, original in imports.imported_names(module).items():
-                if module == "tensorflow" and original == "keras":
+        for module, names in imports.names.items():
+            root = module.split(".")[0]
+            if root not in ("tensorflow", "keras", "tf_keras"):
+                continue
+            for local, original in names.items():
+                if original == "keras":
                     self.keras.add(local)
-                elif module != "tensorflow" and original in _KERAS_NAMESPACES:
+                elif original in _KERAS_NAMESPACES:
                     self.namespaces.add(local)
-                elif module != "tensorflow" and original in _KERAS_CLASSES:
+                elif original in _KERAS_CLASSES or module.rpartition(".")[2] in _KERAS_NAMESPACES:
                     self.classes.add(local)
-        for keras in KERAS_MODULES:
-            for namespace in _KERAS_NAMESPACES:
-                for local in imports.imported_names(f"{keras}.{namespace}"):
-                    self.classes.add(local)
-        if self.keras or self.namespaces or self.classes:
-            self._add_subclasses(class_bases)
-
-    @classmethod
-    def of(cls, root) -> "KerasNames":
-        return cls(import_table(root), _class_bases(root))
+        self._add_subclasses(class_bases)
 
     def is_keras_class(self, name: str) -> bool:
         head, _, last = name.rpartition(".")
@@ -124,17 +127,6 @@ class KerasNames:
                 return
 
 
-def _class_bases(root) -> Dict[str, List[Optional[str]]]:
-    bases: Dict[str, List[Optional[str]]] = {}
-    for node in nodes_of_type(root, syms.classdef):
-        if len(node.children) > 3 and node.children[2].type == token.LPAR:
-            items = node.children[3]
-            items = items.children if items.type == syms.arglist else [items]
-            bases.setdefault(node.children[1].value, []).extend(
-                dotted_name(b) for b in items if b.type != token.COMMA)
-    return bases
-
-
 def _exported(root) -> Set[str]:
     names = set()
     for node in nodes_of_type(root, syms.expr_stmt):
@@ -148,64 +140,46 @@ def _exported(root) -> Set[str]:
 PATTERN = "simple_stmt< expr=expr_stmt< target=NAME '=' power< any+ trailer< '(' any* ')' > > > any >"
 
 
-def _facts(root) -> tuple:
-    return KerasNames.of(root), _exported(root)
+def _builds_keras_object(call, model) -> bool:
+    """Does ``call`` construct a Keras model or layer (the model's kinds): a
+    Keras ``Model``/``Sequential``/``layers.*``/``models.*`` class under any
+    import spelling (or a presumed alias), or a Keras subclass of the file?"""
+    value = model.kind_of(call)
+    if value.kind not in (Kind.MODEL, Kind.LAYER) or value.origin is None:
+        return False
+    if value.origin.type == syms.classdef:
+        return True
+    callee = model.callee(call) or ""
+    return bool(_KERAS_CONSTRUCTOR.match(callee)) and callee.rpartition(".")[2] not in _NOT_LAYERS
+
+
+# canonical names (recipes._model) of the Keras classes KerasNames knows
+_KERAS_CONSTRUCTOR = re.compile(r"keras\.(?:(?:Model|Sequential)$|(?:layers|models)\.[A-Z]\w*$)")
 
 
 def _unused_instance(node, capture, filename):
     """(expr_stmt, statement, constructor, calls inside) when the statement
     binds a Keras object to a name nothing in its scope reads, not even a
     dynamic reader."""
-    keras, exported = per_tree(node, "unused-model-instance", _facts)
+    exported = per_tree(node, "unused-model-instance", _exported)
+    model = model_of(node)
     target, expr = capture["target"], capture["expr"]
     if target.value == "_" or target.value in exported:
         return None
     value = expr.children[2]
     call = call_parts(value)
-    if not call or not keras.is_keras_class(call[0]):
+    if not call or not _builds_keras_object(value, model):
         return None
     scope = enclosing(node, syms.funcdef, syms.classdef)
     if scope is not None and scope.type == syms.classdef:
         return None
-    root = find_root(node)
-    scope = scope if scope is not None else root
+    scope = scope if scope is not None else find_root(node)
     if any(leaf is not target for leaf in name_reads(scope, target.value)) \
-            or _dynamic_reader(scope, root, target.value):
+            or model.may_be_read_dynamically(target.value, target):
         return None
-    calls_inside = any(is_call(n) and not keras.is_keras_class(call_parts(n)[0] if call_parts(n) else "")
+    calls_inside = any(is_call(n) and not _builds_keras_object(n, model)
                        for n in value.children[-1].pre_order())
     return expr, node, call[0], calls_inside
-
-
-# calls that read a scope's names by string; ``vars()`` only without arguments
-_SCOPE_READERS = ("locals", "vars", "eval", "exec")
-_ATTRIBUTE_READERS = ("getattr", "hasattr")
-
-
-def _dynamic_reader(scope, root, name: str) -> Optional[str]:
-    """The call that can reach ``name`` without spelling it: ``locals()``,
-    ``vars()``, ``eval``/``exec`` in its scope; for a module-level name also
-    ``globals()`` and a ``getattr(module, ...)`` by string anywhere."""
-    module_level = scope is root
-    for leaf in (root if module_level else scope).leaves():
-        after = leaf.next_sibling
-        if not is_name(leaf) or after is None or after.type != syms.trailer \
-                or after.children[0].type != token.LPAR or leaf.prev_sibling is not None \
-                and leaf.prev_sibling.type == token.DOT:
-            continue
-        arguments = [c for c in after.children[1:-1]]
-        arguments = arguments[0].children if arguments and arguments[0].type == syms.arglist \
-            else arguments
-        positional = [a for a in arguments if a.type != token.COMMA]
-        callee = leaf.value
-        if callee in _SCOPE_READERS and (callee != "vars" or not positional) \
-                or module_level and callee == "globals":
-            return f"{callee}()"
-        if module_level and callee in _ATTRIBUTE_READERS and len(positional) >= 2:
-            key = positional[1]
-            if key.type != token.STRING or key.value.strip("'\"") == name:
-                return f"{callee}(..., {source(key)})"
-    return None
 
 
 def _generated_name_lookup(root, constructor: str, stmt):
@@ -263,21 +237,12 @@ def _modify(node, capture, filename) -> None:
         remove_statement(stmt)
 
 
-# the modules whose import lets a file name a Keras class (KerasNames)
-_KERAS_IMPORTS = ("tensorflow",) + KERAS_MODULES + tuple(
-    f"{keras}.{namespace}" for keras in KERAS_MODULES for namespace in _KERAS_NAMESPACES)
-
-
 def _may_hold_an_unused_instance(facts: SourceFacts) -> bool:
-    """Precheck: the file imports Keras in a way KerasNames knows, and some
-    function or module scope binds a name to a call of a Keras class and no
+    """Precheck: some function or module scope binds a name to a call of a
+    Keras class (KerasNames: any import spelling, or a presumed alias) and no
     code inside that scope loads the name (one walk of the ``ast``)."""
-    if not may_import(facts, _KERAS_IMPORTS):
-        return False
     found = declarations(facts)
     keras = KerasNames(found, found.class_bases)
-    if not (keras.keras or keras.namespaces or keras.classes):
-        return False
     tree = facts.tree
     built, loaded = [], {id(tree): set()}
     stack = [(tree, (tree,), False)]

@@ -231,15 +231,16 @@ def test_lists_of_tensors_turned_into_numpy_become_tf_stack_and_tf_concat():
         import numpy as np
         import tensorflow as tf
 
-        def call(self, x):
-            steps = []
-            for t in range(3):
-                steps.append(self.enc(x[:, t]))
-            parts = []
-            for layer in self.branches:
-                parts.append(layer(x))
-            codes = [self.enc(x[:, t]) for t in range(3)]
-            return np.array(steps), np.stack(codes, axis=1), np.concatenate(parts, axis=-1)
+        class Block(tf.keras.layers.Layer):
+            def call(self, x):
+                steps = []
+                for t in range(3):
+                    steps.append(self.enc(x[:, t]))
+                parts = []
+                for layer in self.branches:
+                    parts.append(layer(x))
+                codes = [self.enc(x[:, t]) for t in range(3)]
+                return np.array(steps), np.stack(codes, axis=1), np.concatenate(parts, axis=-1)
         """, NA).output
     assert out.splitlines()[-1].strip() == \
         "return tf.stack(steps), tf.stack(codes, axis=1), tf.concat(parts, axis=-1)"

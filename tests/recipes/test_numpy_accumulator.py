@@ -351,7 +351,7 @@ CASES = [
             for i in range(steps):
                 picks[i] = tf.reduce_max(logits[i])
             return picks
-        """, "import spellings: tensorflow.compat.v2", xfail=NEEDS_MODEL),
+        """, "import spellings: tensorflow.compat.v2"),
     invalid("model_call_is_a_tensor", """
         import numpy as np
 
@@ -372,14 +372,14 @@ CASES = [
             for i in range(steps):
                 out[i] = x[i]
             return out
-        """, "values whose kind is knowable: a parameter annotated tf.Tensor", xfail=NEEDS_MODEL),
+        """, "values whose kind is knowable: a parameter annotated tf.Tensor"),
     invalid("snippet_without_imports", """
         def decode(logits, steps):
             picks = np.zeros(steps)
             for i in range(steps):
                 picks[i] = tf.reduce_max(logits[i])
             return picks
-        """, "import spellings: a pasted snippet using np./tf. unbound", xfail=NEEDS_MODEL),
+        """, "import spellings: a pasted snippet using np./tf. unbound"),
     valid("constant_mask", """
         import numpy as np
         import tensorflow as tf
@@ -405,8 +405,7 @@ CASES = [
             for i in range(len(grads)):
                 norms[i] = tf.norm(grads[i])
             return norms
-        """, "gradient context: NumPy writes after the tape has closed cut nothing",
-          xfail=NEEDS_MODEL),
+        """, "gradient context: NumPy writes after the tape has closed cut nothing"),
     valid("sampling_code", """
         import numpy as np
         import tensorflow as tf
@@ -417,7 +416,7 @@ CASES = [
             for i in range(n):
                 drawn[i] = tf.squeeze(tf.random.categorical(logits, 1))
             return drawn
-        """, "gradient context: sampling code is not differentiated", xfail=NEEDS_MODEL),
+        """, "gradient context: sampling code is not differentiated"),
     invalid("nested_tf_function", """
         import numpy as np
         import tensorflow as tf
