@@ -32,7 +32,7 @@ from .result import Diagnostic, Edit, SourceResult, Status
 
 FORMAT = 1
 CACHED = (Status.UNCHANGED, Status.CHANGED, Status.SKIPPED)
-_ENGINE_MODULES = ("engine", "files", "prefilter", "recipe", "result")
+_ENGINE_MODULES = ("edits", "engine", "files", "notebook", "prefilter", "recipe", "result", "traversal")
 
 
 def default_dir() -> Path:
@@ -119,6 +119,7 @@ def _run_key(options: Options) -> str:
         f"recipes={','.join(r.id for r in options.recipes)}",
         f"unsafe={options.unsafe_fixes} apply={options.apply} isolated={options.isolated}",
         f"options={sorted((k, repr(v)) for k, v in options.recipe_options)!r}",
+        f"only={None if options.only is None else sorted(options.only)!r}",
     ]
     for source in sorted(_code_files(options)):
         parts.append(f"{source}={_file_hash(source)}")
@@ -127,13 +128,14 @@ def _run_key(options: Options) -> str:
 
 def _code_files(options: Options) -> Iterable[str]:
     """Source files whose edit can change a result: the engine, every module
-    of the recipes package (helpers included) and each recipe's own module."""
+    of the recipes package and its helper subpackages (the semantic model
+    too) and each recipe's own module."""
     files = set()
     here = Path(__file__).resolve().parent
     files.update(str(here / f"{name}.py") for name in _ENGINE_MODULES)
     recipes_pkg = sys.modules.get("recipes")
     for folder in getattr(recipes_pkg, "__path__", []):
-        files.update(str(p) for p in Path(folder).glob("*.py"))
+        files.update(str(p) for p in Path(folder).rglob("*.py"))
     for recipe in options.recipes:
         module = sys.modules.get(getattr(recipe.query, "__module__", ""))
         if getattr(module, "__file__", None):

@@ -222,12 +222,26 @@ def test_key_covers_content_path_options_and_recipe_source(tmp_path):
         for other in (Options((loaded.RECIPE, RENAME), unsafe_fixes=True),
                       Options((loaded.RECIPE, RENAME), isolated=True),
                       Options((loaded.RECIPE,)),
-                      Options((loaded.RECIPE, RENAME), recipe_options=(("target_index", 1),))):
+                      Options((loaded.RECIPE, RENAME), recipe_options=(("target_index", 1),)),
+                      Options((loaded.RECIPE, RENAME), only=frozenset({("a.py", "toy", 1, 0)}))):
             assert Cache(tmp_path, other).key(Path("a.py"), b"x") != key
         module.write_text(module.read_text() + "# edited\n")
         assert Cache(tmp_path, options).key(Path("a.py"), b"x") != key
     finally:
         del sys.modules["edited_recipe"]
+
+
+def test_key_covers_every_module_a_result_depends_on():
+    """The semantic model and the fissix helpers live in subpackages of
+    recipes/, the traversal and edit mapping in migrate/: editing any of
+    them must invalidate the cache."""
+    import recipes
+
+    files = {Path(f) for f in cache_mod._code_files(Options((RENAME,)))}
+    package = Path(recipes.__file__).parent
+    assert set(package.rglob("*.py")) <= files
+    assert {p.name for p in files if p.parent.name == "migrate"} >= {
+        "engine.py", "traversal.py", "edits.py", "notebook.py", "recipe.py", "prefilter.py"}
 
 
 def test_corrupt_entries_are_misses(tmp_path):
