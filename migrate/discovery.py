@@ -1,13 +1,17 @@
 """Which files a run looks at: the given files as they are, directories
-walked recursively for Python sources and notebooks, honouring .gitignore
-files as git does (pathspec's patterns, each file relative to its folder,
-deeper files first) and --exclude globs, never following a symlink out of
-the given roots or around a loop."""
+walked recursively for Python sources and notebooks, honouring what git
+ignores (pathspec's patterns; the .gitignore files from the walked folder
+up to its repository's top, each relative to its folder, deeper files
+first, then the repository's info/exclude and the user's core.excludesFile)
+and --exclude globs, never following a symlink out of the given roots or
+around a loop."""
 
 from __future__ import annotations
 
 import os
 import re
+import shutil
+import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
@@ -55,9 +59,10 @@ def _walk(root: Path, excluded: List[_Rule],
     in sorted order, files before subdirectories (as ``os.walk`` top-down).
     Only a symlink is resolved: a plain entry's real path is its parent's
     plus its name, which keeps a large tree cheap to walk."""
-    ignores: Dict[Path, List[_Rule]] = {}
+    repository = _Repository.around(root)
+    ignores = repository.gitignores_above(root)
     visited = set()
-    filtering = bool(excluded)
+    filtering = bool(excluded) or repository.has_rules(ignores)
     stack = [(root, root)]
     while stack:
         here, real = stack.pop()
@@ -79,7 +84,7 @@ def _walk(root: Path, excluded: List[_Rule],
             path = here / entry.name
             if _is_dir(entry):
                 if entry.name in ALWAYS_SKIPPED or (
-                        filtering and _ignored(path, True, root, excluded, ignores)):
+                        filtering and _ignored(path, True, root, excluded, ignores, repository)):
                     continue
                 target = _real(path) if entry.is_symlink() else real / entry.name
                 if target is None:
@@ -88,7 +93,7 @@ def _walk(root: Path, excluded: List[_Rule],
                     subdirectories.append((path, target))
                 continue
             if not entry.name.endswith(SUFFIXES) or (
-                    filtering and _ignored(path, False, root, excluded, ignores)):
+                    filtering and _ignored(path, False, root, excluded, ignores, repository)):
                 continue
             target = _real(path) if entry.is_symlink() else real / entry.name
             if target is None:
@@ -118,6 +123,69 @@ def _read_gitignore(here: Path, ignores: Dict[Path, List[_Rule]], problems: List
         return False
     ignores[here] = _rules(lines)
     return bool(ignores[here])
+
+
+@dataclass
+class _Repository:
+    """The git work tree a walked folder lies in: its top, and the ignore
+    rules git applies below every .gitignore file (info/exclude, then the
+    user's core.excludesFile), both relative to the top. Outside a work
+    tree the top is the walked folder and there are no such rules."""
+
+    top: Path
+    below_gitignores: List[List[_Rule]] = field(default_factory=list)
+
+    @classmethod
+    def around(cls, root: Path) -> "_Repository":
+        top = next((d for d in (root, *root.parents) if (d / ".git").exists()), None)
+        if top is None:
+            return cls(root)
+        files = [_common_git_dir(top / ".git") / "info" / "exclude", _global_excludes_file(top)]
+        return cls(top, [_rules(_lines(f)) for f in files if f is not None])
+
+    def gitignores_above(self, root: Path) -> Dict[Path, List[_Rule]]:
+        """The rules of the .gitignore files from the top down to ``root``'s parent."""
+        folders = [d for d in root.parents if d == self.top or self.top in d.parents]
+        return {d: _rules(_lines(d / ".gitignore")) for d in folders if (d / ".gitignore").is_file()}
+
+    def has_rules(self, ignores: Dict[Path, List[_Rule]]) -> bool:
+        return any(ignores.values()) or any(self.below_gitignores)
+
+
+def _common_git_dir(dot_git: Path) -> Path:
+    """The folder holding info/exclude: ``.git`` itself, or for a linked
+    work tree (``.git`` is a file ``gitdir: ...``) its main repository's."""
+    if dot_git.is_dir():
+        return dot_git
+    text = "".join(_lines(dot_git))
+    if not text.startswith("gitdir:"):
+        return dot_git
+    git_dir = (dot_git.parent / text[len("gitdir:"):].strip()).resolve()
+    common = "".join(_lines(git_dir / "commondir")).strip()
+    return (git_dir / common).resolve() if common else git_dir
+
+
+def _global_excludes_file(top: Path) -> Optional[Path]:
+    """core.excludesFile as git resolves it (set, or its XDG default)."""
+    if shutil.which("git"):
+        try:
+            done = subprocess.run(["git", "config", "--path", "--get", "core.excludesFile"],
+                                  cwd=top, capture_output=True, text=True, timeout=10)
+        except (OSError, subprocess.SubprocessError):
+            done = None
+        if done is not None and done.returncode == 0:
+            value = done.stdout.strip()
+            return Path(value) if value else None
+    config = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    return Path(config) / "git" / "ignore"
+
+
+def _lines(path: Path) -> List[str]:
+    """A small git file's lines; none when it is missing or unreadable (as git)."""
+    try:
+        return path.read_text(errors="replace").splitlines()
+    except OSError:
+        return []
 
 
 def _real(path: Path) -> Optional[Path]:
@@ -169,20 +237,25 @@ def _itself(regex: re.Pattern) -> re.Pattern:
 
 
 def _ignored(path: Path, is_dir: bool, root: Path, excluded: List[_Rule],
-             ignores: Dict[Path, List[_Rule]]) -> bool:
+             ignores: Dict[Path, List[_Rule]], repository: _Repository) -> bool:
     """As git decides: --exclude first (as git's command-line patterns),
-    then the .gitignore files from the path's own folder up to the root; the
-    first of them with a line matching the path decides. A path in an
-    ignored folder is never asked about: the walk does not enter it, so no
-    negation can bring it back (git's rule)."""
+    then the .gitignore files from the path's own folder up to the
+    repository's top, then info/exclude and core.excludesFile; the first of
+    them with a line matching the path decides. A path in an ignored folder
+    is never asked about: the walk does not enter it, so no negation can
+    bring it back (git's rule)."""
     verdict = _verdict(excluded, path.relative_to(root).as_posix(), is_dir)
     for base in path.parents:
         if verdict is not None:
-            break
+            return verdict
         if base in ignores:
             verdict = _verdict(ignores[base], path.relative_to(base).as_posix(), is_dir)
-        if base == root:
+        if base == repository.top:
             break
+    for rules in repository.below_gitignores:
+        if verdict is not None:
+            break
+        verdict = _verdict(rules, path.relative_to(repository.top).as_posix(), is_dir)
     return bool(verdict)
 
 

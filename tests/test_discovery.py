@@ -82,16 +82,26 @@ def make_repo(root: Path, layout: dict) -> None:
     git(root, "init", "-q")
 
 
-def git(root: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess:
+@pytest.fixture(autouse=True)
+def no_user_git_config(tmp_path, monkeypatch):
+    """`discover` asks git for core.excludesFile: the user's own must not count."""
+    monkeypatch.setenv("HOME", str(tmp_path / ".home"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / ".no-config"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+
+
+def git(root: Path, *args: str, stdin: str = "", global_excludes: bool = False) -> subprocess.CompletedProcess:
     env = {**os.environ, "HOME": str(root), "GIT_CONFIG_NOSYSTEM": "1",
            "XDG_CONFIG_HOME": str(root / ".no-config")}
-    return subprocess.run(["git", "-c", "core.excludesFile=", *args], cwd=root, env=env,
+    config = [] if global_excludes else ["-c", "core.excludesFile="]
+    return subprocess.run(["git", *config, *args], cwd=root, env=env,
                           input=stdin, capture_output=True, text=True)
 
 
-def kept_by_git(root: Path, layout: dict) -> set:
+def kept_by_git(root: Path, layout: dict, global_excludes: bool = False) -> set:
     sources = sorted(name for name, lines in layout.items() if lines is None)
-    done = git(root, "check-ignore", "--stdin", stdin="".join(f"{n}\n" for n in sources))
+    done = git(root, "check-ignore", "--stdin", stdin="".join(f"{n}\n" for n in sources),
+               global_excludes=global_excludes)
     assert done.returncode in (0, 1), done.stderr  # 1: nothing ignored
     ignored = set(done.stdout.splitlines())
     assert ignored <= set(sources), done.stdout
@@ -144,3 +154,50 @@ def test_exclude_wins_over_a_gitignore_negation(tmp_path):
     make_repo(tmp_path, {"sub/.gitignore": ["!*.py"], "sub/a.py": None, "sub/b.py": None})
     found = discover([tmp_path], exclude=["sub/a.py"])
     assert [p.relative_to(tmp_path).as_posix() for p in found.files] == ["sub/b.py"]
+
+
+LAYERED = {
+    ".gitignore": ["build/", "gen_*.py"],
+    "src/.gitignore": ["!gen_keep.py"],
+    "src/a.py": None, "src/gen_x.py": None, "src/gen_keep.py": None, "src/build/b.py": None,
+    "src/scratch.py": None, "src/pkg/local_only.py": None, "src/pkg/c.py": None, "top.py": None,
+}
+
+
+def walked_below(root: Path, folder: str) -> set:
+    found = discover([root / folder])
+    assert found.problems == []
+    return {p.relative_to(root).as_posix() for p in found.files}
+
+
+def test_a_subfolder_walk_honours_gitignores_above_it_and_info_exclude(tmp_path):
+    make_repo(tmp_path, LAYERED)
+    (tmp_path / ".git" / "info").mkdir(exist_ok=True)
+    (tmp_path / ".git" / "info" / "exclude").write_text("scratch.py\n/src/pkg/local_only.py\n")
+    expected = {n for n in kept_by_git(tmp_path, LAYERED) if n.startswith("src/")}
+    assert expected == {"src/a.py", "src/gen_keep.py", "src/pkg/c.py"}  # git's own answer
+    assert walked_below(tmp_path, "src") == expected
+
+
+def test_core_excludes_file_from_the_repository_config(tmp_path):
+    make_repo(tmp_path, LAYERED)
+    excludes = tmp_path / "my-excludes"
+    excludes.write_text("c.py\n")
+    git(tmp_path, "config", "core.excludesFile", str(excludes), global_excludes=True)
+    expected = kept_by_git(tmp_path, LAYERED, global_excludes=True)
+    assert "src/pkg/c.py" not in expected and "src/a.py" in expected
+    assert walked_below(tmp_path, "") == expected
+
+
+def test_a_linked_work_tree_reads_its_main_repositorys_info_exclude(tmp_path):
+    main = tmp_path / "main"
+    make_repo(main, {"keep.py": None})
+    git(main, "add", "-A")
+    git(main, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init")
+    (main / ".git" / "info").mkdir(exist_ok=True)
+    (main / ".git" / "info" / "exclude").write_text("scratch.py\n")
+    linked = tmp_path / "linked"
+    assert git(main, "worktree", "add", "-q", str(linked)).returncode == 0
+    (linked / "scratch.py").write_text("x = 1\n")
+    assert kept_by_git(linked, {"keep.py": None, "scratch.py": None}) == {"keep.py"}
+    assert walked_below(linked, "") == {"keep.py"}
