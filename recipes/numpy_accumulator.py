@@ -110,7 +110,7 @@ from typing import Callable, Dict, List, Optional, Set
 from fissix.pgen2 import token
 
 from migrate.recipe import Recipe, SourceFacts, propose
-from recipes._model import model_of
+from recipes._model import Kind, model_of
 from recipes._model.imports import CONVENTIONAL
 from recipes._pyast import Declarations, assigned_names, declarations, dotted, may_import
 from recipes._fissix import (
@@ -306,8 +306,13 @@ class Analysis:
                 return False
         if _calls_method(expr, ("numpy", "item", "tolist")):
             return False
-        if self.model.kind_of(expr).is_tensor:
+        kind = self.model.kind_of(expr)
+        if kind.is_tensor or self.model.likely_kind_of(expr).is_tensor:
             return True  # what the model knows: annotated parameters, model outputs...
+        if self._reads_a_filled_buffer(expr):
+            return True  # a nested buffer: a tensor once its TensorArray is stacked
+        if _not_a_tensor(kind):
+            return False  # the model knows better than the guess below (sess.run(...).ravel())
         for node in expr.pre_order():
             if is_name(node) and node.value in self.tensor_names and _is_variable(node):
                 return True
@@ -320,6 +325,13 @@ class Analysis:
                 if name and self.imports.is_tensorflow_call(name[0]):
                     return True
         return False
+
+    def _reads_a_filled_buffer(self, expr) -> bool:
+        """Does ``expr`` read the data (not ``.shape``/``.dtype``) of a buffer
+        that receives tensors?"""
+        filled = {b.name for b in self.buffers} & self.tensor_names
+        return any(is_name(node) and node.value in filled and _is_variable(node)
+                   and not _describes(node) for node in expr.pre_order())
 
     def writes(self, buffer: Buffer) -> List:
         """expr_stmts ``buf[...] = value`` in this function."""
@@ -342,6 +354,14 @@ def _methods_of(classdef) -> Set[str]:
     return {c.children[1].value for c in suite.children if c.type == syms.funcdef} | \
         {c.children[-1].children[1].value for c in suite.children
          if c.type == syms.decorated and c.children[-1].type == syms.funcdef}
+
+
+def _not_a_tensor(kind) -> bool:
+    """Does the model know ``kind`` is no tensor: NumPy or Python data, or a
+    list or tuple of such?"""
+    if kind.kind in (Kind.PYLIST, Kind.PYTUPLE):
+        return kind.element is not None and _not_a_tensor(kind.element)
+    return kind.is_known and not kind.is_tensor
 
 
 def _calls_method(expr, methods) -> bool:
@@ -591,6 +611,13 @@ def _classify_reads(buffer: Buffer, analysis: Analysis) -> None:
             return
 
 
+def _describes(leaf) -> bool:
+    """Is ``leaf`` read for its ``.shape``/``.dtype``/``.ndim`` (a Python value)?"""
+    after = leaf.next_sibling
+    return after is not None and after.type == syms.trailer and after.children[0].type == token.DOT \
+        and after.children[1].value in _TENSOR_ATTRIBUTES
+
+
 def _numpy_attribute(leaf) -> Optional[str]:
     """``mean`` for ``buf.mean``: an attribute a tensor may not have."""
     after = leaf.next_sibling
@@ -617,14 +644,15 @@ def _slot_read(leaf, buffer: Buffer):
 
 # --- rewriting ---------------------------------------------------------------
 
-def _batch_of_one(expr, bound, depth: int = 0) -> bool:
+def _batch_of_one(expr, analysis: Analysis, depth: int = 0) -> bool:
     """Is ``expr`` (or what a name is bound to) a batch of one sample, which a
     layer keeps as a leading 1: ``tf.reshape(x, [1, ...])``,
-    ``tf.expand_dims(x, 0)``, ``x[None]``, or a layer call on one of those?"""
+    ``tf.expand_dims(x, 0)``, ``x[None]``, or a layer or model call on one of those?"""
+    bound = analysis.bound
     if depth > 4:
         return False
     if is_name(expr) and len(bound.get(expr.value, ())) == 1:
-        return _batch_of_one(bound[expr.value][0], bound, depth + 1)
+        return _batch_of_one(bound[expr.value][0], analysis, depth + 1)
     parts = call_parts(expr)
     if parts:
         callee, positional, keywords = parts
@@ -635,8 +663,9 @@ def _batch_of_one(expr, bound, depth: int = 0) -> bool:
         if attr == "expand_dims" and positional:
             axis = keywords.get("axis", positional[1] if len(positional) > 1 else None)
             return axis is not None and source(axis) == "0"
-        if callee.startswith("self.") and positional:
-            return _batch_of_one(positional[0], bound, depth + 1)
+        if positional and (callee.startswith("self.") or len(expr.children) == 2 and analysis.model
+                           .likely_kind_of(expr.children[0]).kind in (Kind.MODEL, Kind.LAYER)):
+            return _batch_of_one(positional[0], analysis, depth + 1)
         return False
     if expr.type == syms.power and expr.children[-1].type == syms.trailer \
             and expr.children[-1].children[0].type == token.LSQB:
@@ -670,12 +699,12 @@ def _rewrite(buffer: Buffer, analysis: Analysis, tf: str) -> None:
         text = f"{tf}.cast({text}, {tf}.{buffer.dtype})"
     slot = [_dimension(d, analysis, tf) for i, d in enumerate(buffer.dims)
             if i != buffer.axis] if buffer.dims is not None else None
-    if _batch_of_one(value, analysis.bound):
+    if _batch_of_one(value, analysis):
         text = (f"{tf}.reshape({text}, [{', '.join(slot)}])" if slot is not None
                 else f"{tf}.squeeze({text}, axis=0)")
     if buffer.inner is not None:
         slot = slot[1:]
-        if _batch_of_one(value, analysis.bound):
+        if _batch_of_one(value, analysis):
             text = f"{tf}.reshape({source(value)}, [{', '.join(slot)}])"
         index_var = f"{index_var} * {_factor(buffer.dims[1])} + {buffer.inner.children[1].value}"
     write = parse_expression(f"{buffer.name} = {buffer.name}.write({index_var}, {text})")

@@ -16,7 +16,7 @@ from migrate.engine import Options, transform
 from migrate.registry import resolve
 
 from fixture_cases import FIXTURES
-from recipe_cases import NEEDS_MODEL, check_case, dedent, fixed, invalid, params, run, valid
+from recipe_cases import check_case, dedent, fixed, invalid, params, run, valid
 
 RECIPE = "numpy-accumulator"
 
@@ -354,14 +354,55 @@ CASES = [
         """, "import spellings: tensorflow.compat.v2"),
     invalid("model_call_is_a_tensor", """
         import numpy as np
+        import tensorflow as tf
 
 
         def encode(model, inputs, steps):
             codes = np.zeros((steps, 4))
             for i in range(steps):
-                codes[i] = model(inputs[i])
+                codes[i] = model(inputs[i:i + 1])
             return codes
-        """, "values whose kind is knowable: model(x) is a tensor", xfail=NEEDS_MODEL),
+
+
+        encoder = tf.keras.Sequential([tf.keras.layers.Dense(4)])
+        codes = encode(encoder, np.ones((3, 2), "float32"), 3)
+        """, "values whose kind is knowable: model(x) is a tensor (the module passes a Keras model)"),
+    valid("numeric_jacobian_of_session_values", """
+        import numpy as np
+        import tensorflow as tf
+
+
+        def numeric_jacobian(y, x, x_value, delta=1e-3):
+            sess = tf.compat.v1.get_default_session()
+            rows = x_value.size
+            jac = np.zeros((rows, int(np.prod(y.shape))), dtype=np.float32)
+            for r in range(rows):
+                bumped = x_value.copy()
+                bumped.ravel()[r] += delta
+                up = sess.run(y, feed_dict={x: bumped})
+                bumped.ravel()[r] -= 2 * delta
+                down = sess.run(y, feed_dict={x: bumped})
+                jac[r, :] = ((up - down) / (2 * delta)).ravel()
+            return jac
+        """, "values whose kind is knowable: `.ravel()` of Session.run results is NumPy, "
+             "whatever TensorFlow call made the session"),
+    valid("jacobian_columns_of_host_gradients", """
+        import numpy as np
+        import tensorflow as tf
+
+
+        def _host(value):
+            return value.numpy() if hasattr(value, "numpy") else np.asarray(value)
+
+
+        def jacobian_columns(grad_fn, x_value, out_size):
+            x = tf.constant(x_value)
+            jac = np.zeros((x_value.size, out_size), dtype=x_value.dtype)
+            for c in range(out_size):
+                grad = _host(grad_fn(x, c))
+                jac[:, c] = grad.reshape(-1).view(jac.dtype)
+            return jac
+        """, "values whose kind is knowable: a module function that returns NumPy, fed a tensor"),
     invalid("annotated_parameter", """
         import numpy as np
         import tensorflow as tf
