@@ -195,6 +195,11 @@ class Buffer:
     conversion: object = None        # ``buf = tf.convert_to_tensor(buf, ...)`` after the loop
     inner: object = None             # the inner loop of a ``buf[i, j] = v`` write
     problem: Optional[str] = None    # why it cannot be rewritten
+    factory: str = "zeros"           # the NumPy function that made it
+    data: object = None              # the ``_like``/``copy`` argument
+    fill: object = None              # the value of ``np.full``
+    columns: Optional[str] = None    # ``buf[i, cols]``: the selected columns as a tf expression
+    in_place: bool = False           # axis > 0 of a ``_like``/``copy`` buffer: a tensor updated per step
 
 
 def _factory_call(value, imports: Imports):
@@ -234,7 +239,9 @@ def _new_buffer(name, creation, function, positional, keywords) -> Buffer:
     dtype_node = keywords.get("dtype", positional[where] if where is not None
                               and len(positional) > where else None)
     dtype = _dtype_name(dtype_node) if dtype_node is not None else None
-    buffer = Buffer(name, creation, dims, dtype)
+    buffer = Buffer(name, creation, dims, dtype, factory=function,
+                    data=positional[0] if function in _FROM_DATA and positional else None,
+                    fill=positional[1] if function == "full" and len(positional) > 1 else None)
     if dtype == "?":
         buffer.problem = f"the dtype `{source(dtype_node)}` has no TensorFlow name this recipe knows"
     return buffer
@@ -412,15 +419,18 @@ def _examine(buffer: Buffer, analysis: Analysis) -> bool:
         if buffer.problem:
             return True
     elif any(not is_full_slice(c) for i, c in enumerate(index) if i != buffer.axis):
-        buffer.problem = "index components other than the loop index must be `:`"
-        return True
+        buffer.problem = _why_not_columns(buffer, index, analysis)
+        if buffer.problem:
+            return True
     creation_stmt = statement_of(buffer.creation)
     if buffer.loop.parent is not creation_stmt.parent or start(buffer.loop) < start(creation_stmt):
         buffer.problem = "the filling loop is not in the block that creates the buffer"
         return True
     if buffer.axis and buffer.dims is None:
-        buffer.problem = "the loop index is not on axis 0 and the buffer's rank is unknown"
-        return True
+        buffer.problem = _why_not_in_place(buffer, analysis)
+        if buffer.problem:
+            return True
+        buffer.in_place = True
     if buffer.dims is not None and buffer.axis >= len(buffer.dims):
         buffer.problem = "the index has more components than the buffer has axes"
         return True
@@ -430,6 +440,52 @@ def _examine(buffer: Buffer, analysis: Analysis) -> bool:
         if buffer.bound is not None:
             buffer.problem = _why_not_liftable(buffer.loop, analysis)
     return True
+
+
+def _why_not_columns(buffer: Buffer, index, analysis: Analysis) -> Optional[str]:
+    """Why ``buf[i, cols] = v`` cannot write row ``i`` as a background row
+    with ``v`` scattered into ``cols`` (None when it can; ``buffer.columns``
+    is then the column selection)."""
+    if buffer.axis != 0 or len(index) != 2:
+        return "index components other than the loop index must be `:` (or `buf[i, cols]`)"
+    if buffer.factory not in _SHAPED or buffer.dims is None or len(buffer.dims) != 2:
+        return "`buf[i, cols]` is fixed only in a 2-D `np.zeros`/`empty`/`ones`/`full` buffer of known shape"
+    width = f"{analysis.tf}.range({_dimension(buffer.dims[1], analysis, analysis.tf)})"
+    cols = index[1]
+    if cols.type == syms.subscript:  # a slice written in place: a:b, a:b:c
+        buffer.columns = f"{width}[{source(cols).strip()}]"
+        return None
+    bound = analysis.bound.get(cols.value, []) if is_name(cols) else []
+    value = bound[0] if len(bound) == 1 else cols
+    if (call_parts(value) or ("",))[0] == "slice":
+        buffer.columns = f"{width}[{source(cols).strip()}]"
+        return None
+    items = sequence_items(value) if value.type == syms.atom else None
+    numbers = [item.value for item in items or () if item.type == token.NUMBER and item.value.isdigit()]
+    if items and len(numbers) == len(items) and len(set(map(int, numbers))) == len(numbers):
+        buffer.columns = f"{analysis.tf}.constant([{', '.join(numbers)}])"
+        return None
+    return (f"the columns `{source(cols).strip()}` are neither a slice nor a list of distinct "
+            f"non-negative integer literals")
+
+
+# ``_like``/``copy`` buffers rewritten in place -> their TensorFlow background
+_IN_PLACE = {"zeros_like": "zeros_like", "empty_like": "zeros_like", "ones_like": "ones_like",
+             "copy": "convert_to_tensor"}
+
+
+def _why_not_in_place(buffer: Buffer, analysis: Analysis) -> Optional[str]:
+    """Why a write along axis > 0 of a buffer whose rank the source does
+    not say cannot become a tensor updated at each step by slicing around
+    the written index (None when it can: no rank needed)."""
+    if buffer.factory not in _IN_PLACE or buffer.data is None:
+        return "the loop index is not on axis 0 and the buffer's rank is unknown"
+    if buffer.conversion is not None:
+        return ("the loop index is not on axis 0, the buffer's rank is unknown and it is "
+                "rebound after the loop")
+    if _tensor_bound(buffer.loop, analysis) is not None:
+        return "the loop index is not on axis 0, the buffer's rank is unknown and the bound is a tensor"
+    return None
 
 
 def _after_the_tape(write, model) -> bool:
@@ -695,11 +751,17 @@ def _rewrite(buffer: Buffer, analysis: Analysis, tf: str) -> None:
 
     value = buffer.write.children[-1]
     text = source(value)
+    if buffer.in_place:
+        _rewrite_in_place(buffer, analysis, tf)
+        return
     if buffer.dtype not in (None, "float32"):
         text = f"{tf}.cast({text}, {tf}.{buffer.dtype})"
     slot = [_dimension(d, analysis, tf) for i, d in enumerate(buffer.dims)
             if i != buffer.axis] if buffer.dims is not None else None
-    if _batch_of_one(value, analysis):
+    if buffer.columns is not None:
+        text = (f"{tf}.tensor_scatter_nd_update({_background_row(buffer, analysis, tf)}, "
+                f"{tf}.reshape({buffer.columns}, [-1, 1]), {tf}.reshape({text}, [-1]))")
+    elif _batch_of_one(value, analysis):
         text = (f"{tf}.reshape({text}, [{', '.join(slot)}])" if slot is not None
                 else f"{tf}.squeeze({text}, axis=0)")
     if buffer.inner is not None:
@@ -724,6 +786,47 @@ def _rewrite(buffer: Buffer, analysis: Analysis, tf: str) -> None:
     old.replace(array)
 
 
+def _background_row(buffer: Buffer, analysis: Analysis, tf: str) -> str:
+    """One row of the buffer before its columns are written."""
+    dtype = f"{tf}.{buffer.dtype or 'float32'}"
+    width = _dimension(buffer.dims[1], analysis, tf)
+    if buffer.factory == "ones":
+        return f"{tf}.ones([{width}], {dtype})"
+    if buffer.factory == "full":
+        return f"{tf}.fill([{width}], {tf}.cast({source(buffer.fill).strip()}, {dtype}))"
+    return f"{tf}.zeros([{width}], {dtype})"  # zeros; empty: any value will do
+
+
+def _rewrite_in_place(buffer: Buffer, analysis: Analysis, tf: str) -> None:
+    """``buf[:, t] = v`` of a ``_like``/``copy`` buffer: the buffer becomes a
+    tensor and each step rebuilds it around slot ``t`` (``tf.concat`` of the
+    slices before and after it and ``v`` with the axis put back), which
+    keeps NumPy's meaning for slots the loop does not write and needs no rank."""
+    _, index = subscript_parts(buffer.write.children[0])
+    variable = buffer.loop.children[1].value
+    value = buffer.write.children[-1]
+    text = source(value).strip()
+    if _batch_of_one(value, analysis):
+        text = f"{tf}.squeeze({text}, axis=0)"
+    name, axis = buffer.name, buffer.axis
+
+    def around(part: str) -> str:
+        return ", ".join(part if i == axis else source(c).strip() for i, c in enumerate(index))
+
+    write = parse_expression(
+        f"{name} = {tf}.concat([{name}[{around(':' + variable)}], "
+        f"{tf}.expand_dims({tf}.cast({text}, {name}.dtype), {axis}), "
+        f"{name}[{around(variable + ' + 1:')}]], axis={axis})")
+    write.prefix = buffer.write.prefix
+    buffer.write.replace(write)
+    data = source(buffer.data).strip()
+    extra = f", dtype={tf}.{buffer.dtype}" if buffer.dtype and buffer.factory != "copy" else ""
+    background = parse_expression(f"{tf}.{_IN_PLACE[buffer.factory]}({data}{extra})")
+    old = buffer.creation.children[-1]
+    background.prefix = old.prefix
+    old.replace(background)
+
+
 def _factor(text: str) -> str:
     """``text`` safe as a factor of a product: parenthesised unless a name or number."""
     return text if re.fullmatch(r"[\w.]+", text) else f"({text})"
@@ -731,7 +834,7 @@ def _factor(text: str) -> str:
 
 def _stack_after_loop(buffer: Buffer, tf: str) -> None:
     """Stack once after the loop so later reads see the NumPy-shaped tensor."""
-    if buffer.read_after:
+    if buffer.read_after and not buffer.in_place:
         stacked = f"{buffer.name}.stack()"
         if buffer.inner is not None:
             stacked = f"{tf}.reshape({stacked}, [{', '.join(buffer.dims)}])"

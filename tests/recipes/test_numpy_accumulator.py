@@ -222,7 +222,11 @@ def test_index_on_axis_two_transposes_back():
 
 @pytest.mark.parametrize("body, reason", [
     ("for t in range(2):\n        buf[t, 0] = self.dense(x)",
-     "must be `:`"),
+     "the columns `0` are neither a slice nor a list of distinct non-negative integer literals"),
+    ("for t in range(2):\n        buf[t, [2, 2]] = self.dense(x)",
+     "neither a slice nor a list of distinct"),
+    ("for t in range(3):\n        buf[0, t] = self.dense(x)",
+     "must be `:` (or `buf[i, cols]`)"),
     ("for t in range(2):\n        if t:\n            buf[t] = self.dense(x)",
      "not directly in a `for i in range(...)` loop over one index"),
     ("print(buf.shape)\n    for t in range(2):\n        buf[t] = self.dense(x)",
@@ -241,6 +245,86 @@ def test_unsupported_shapes_are_reported_without_a_fix(body, reason):
     assert result.output == source
     [diagnostic] = result.diagnostics
     assert not diagnostic.fixable and not diagnostic.applied
+    assert reason in diagnostic.message
+
+
+@pytest.mark.parametrize("columns, selection", [
+    ("1:", "tf.range(3)[1:]"), ("cols", "tf.range(3)[cols]"), ("[0, 2]", "tf.constant([0, 2])")])
+def test_row_columns_scatter_the_value_into_a_background_row(columns, selection):
+    source = f"""
+        import numpy as np
+        import tensorflow as tf
+
+        def f(self, x):
+            cols = slice(1, 3) if x is not None else slice(0, 2)
+            buf = np.ones((2, 3))
+            for t in range(2):
+                buf[t, {columns}] = self.dense(x[t:t + 1])
+            return buf
+        """
+    if columns == "cols":
+        source = source.replace(" if x is not None else slice(0, 2)", "")
+    out = fixed(source, NA)
+    assert (f"buf = buf.write(t, tf.tensor_scatter_nd_update(tf.ones([3], tf.float32), "
+            f"tf.reshape({selection}, [-1, 1]), tf.reshape(self.dense(x[t:t + 1]), [-1])))") in out
+    assert "buf = buf.stack()" in out
+
+
+def test_columns_bound_to_something_else_are_reported():
+    source = dedent("""
+        import numpy as np
+        import tensorflow as tf
+
+        def f(self, x, cols):
+            buf = np.zeros((2, 3))
+            for t in range(2):
+                buf[t, cols] = self.dense(x[t:t + 1])
+            return buf
+        """)
+    [diagnostic] = run(source, NA).diagnostics
+    assert not diagnostic.fixable
+    assert "the columns `cols` are neither a slice nor a list" in diagnostic.message
+
+
+@pytest.mark.parametrize("factory, background", [
+    ("np.copy(x)", "tf.convert_to_tensor(x)"), ("np.zeros_like(x)", "tf.zeros_like(x)"),
+    ("np.empty_like(x, dtype=np.float64)", "tf.zeros_like(x, dtype=tf.float64)"),
+    ("np.ones_like(x)", "tf.ones_like(x)")])
+def test_later_axis_of_a_like_buffer_is_updated_in_place_without_its_rank(factory, background):
+    source = f"""
+        import numpy as np
+        import tensorflow as tf
+
+        def f(self, x):
+            buf = {factory}
+            for t in range(x.shape[1]):
+                buf[:, t] = tf.squeeze(self.dense(x[:, t:t + 1]), -1)
+            return buf
+        """
+    out = fixed(source, NA)
+    assert f"buf = {background}\n" in out
+    assert ("buf = tf.concat([buf[:, :t], tf.expand_dims(tf.cast(tf.squeeze(self.dense(x[:, t:t + 1]), -1), "
+            "buf.dtype), 1), buf[:, t + 1:]], axis=1)") in out
+    assert "stack" not in out
+
+
+@pytest.mark.parametrize("factory, loop, reason", [
+    ("np.full_like(x, 2.0)", "range(3)", "the buffer's rank is unknown"),
+    ("np.copy(x)", "range(tf.shape(x)[1])", "the bound is a tensor"),
+])
+def test_later_axis_of_a_like_buffer_otherwise_is_reported(factory, loop, reason):
+    source = dedent(f"""
+        import numpy as np
+        import tensorflow as tf
+
+        def f(self, x):
+            buf = {factory}
+            for t in {loop}:
+                buf[:, t] = tf.squeeze(self.dense(x[:, t:t + 1]), -1)
+            return buf
+        """)
+    [diagnostic] = run(source, NA).diagnostics
+    assert not diagnostic.fixable
     assert reason in diagnostic.message
 
 
