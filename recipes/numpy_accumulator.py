@@ -11,6 +11,15 @@ once after the loop so later reads see a tensor of the NumPy shape. A loop
 index on another axis (``buf[:, t, :] = v``) is written along ``t``, then
 stacked and transposed back. Two nested loops writing ``buf[i, j] = v`` over the first two axes fill one
 TensorArray at ``i * m + j``, reshaped to the NumPy shape after the loops.
+``buf[i, cols] = v`` in a 2-D buffer of known shape writes row ``i`` as the
+background row (``tf.zeros``/``tf.ones``/``tf.fill``) with ``v`` scattered
+into the columns (``tf.tensor_scatter_nd_update``); ``cols`` is a slice
+(written there or bound to ``slice(...)``) or a list of distinct column
+literals. A loop index on a later axis of a ``_like``/``copy`` buffer, whose
+rank the source does not say, makes the buffer a tensor
+(``tf.zeros_like(x)``, ``tf.convert_to_tensor(x)``...) rebuilt at each step
+around the slot: ``tf.concat([buf[:, :t], tf.expand_dims(v, 1), buf[:, t + 1:]],
+axis=1)``; slots the loop does not write keep NumPy's values.
 A value built from a batch of one (a layer fed
 ``tf.reshape(x, [1, ...])``, ``tf.expand_dims(x, 0)`` or ``x[None]``), which
 NumPy silently broadcasts into its ``(d,)`` slot, is written as
@@ -78,13 +87,17 @@ CAVEATS:
   loop that sits next to the buffer's creation; the loop index must be one
   index component and every other component a bare ``:`` (or ``buf[i, j]``
   from two nested loops over ``range`` of the first two dimensions, static
-  bounds only). Anything else (``buf[i, cols]``) is reported without a fix.
+  bounds only, or ``buf[i, cols]`` as above). Anything else (columns given
+  by a parameter or an array, a single column ``buf[i, 0]``) is reported
+  without a fix, with the reason.
 - Slots the loop never writes hold zeros (ones, the fill value, the copied
   data) in NumPy, but make ``stack()`` fail for a TensorArray: the loop must
   cover the whole axis.
 - The shape of a ``_like``/``array``/``copy`` buffer is not known from the
-  source: a loop index on axis 0 gets ``dynamic_size=True``, on another axis
-  the finding is reported without a fix.
+  source: a loop index on axis 0 gets ``dynamic_size=True``; on another axis
+  the per-step ``tf.concat`` rebuild costs a copy of the buffer per step, and
+  is reported without a fix for ``np.array``/``full_like`` buffers, a tensor
+  loop bound or a buffer rebound after the loop (the rank is unknown).
 - A TensorArray holds one dtype: values are not cast unless ``dtype=`` says
   so, and integer or float64 layer outputs need an explicit ``dtype=``.
 - After the rewrite the buffer is a tensor: later NumPy-only use
@@ -314,7 +327,7 @@ class Analysis:
         if _calls_method(expr, ("numpy", "item", "tolist")):
             return False
         kind = self.model.kind_of(expr)
-        if kind.is_tensor or self.model.likely_kind_of(expr).is_tensor:
+        if kind.is_tensor or not kind.is_known and self.model.likely_kind_of(expr).is_tensor:
             return True  # what the model knows: annotated parameters, model outputs...
         if self._reads_a_filled_buffer(expr):
             return True  # a nested buffer: a tensor once its TensorArray is stacked
@@ -485,6 +498,10 @@ def _why_not_in_place(buffer: Buffer, analysis: Analysis) -> Optional[str]:
                 "rebound after the loop")
     if _tensor_bound(buffer.loop, analysis) is not None:
         return "the loop index is not on axis 0, the buffer's rank is unknown and the bound is a tensor"
+    _, positional, _ = call_parts(buffer.loop.children[3])
+    if len(positional) > 1 and not (positional[0].type == token.NUMBER and positional[0].value.isdigit()):
+        return ("the loop index is not on axis 0, the buffer's rank is unknown and the loop may "
+                "start below 0")
     return None
 
 

@@ -311,6 +311,7 @@ def test_later_axis_of_a_like_buffer_is_updated_in_place_without_its_rank(factor
 @pytest.mark.parametrize("factory, loop, reason", [
     ("np.full_like(x, 2.0)", "range(3)", "the buffer's rank is unknown"),
     ("np.copy(x)", "range(tf.shape(x)[1])", "the bound is a tensor"),
+    ("np.copy(x)", "range(-2, 0)", "the loop may start below 0"),
 ])
 def test_later_axis_of_a_like_buffer_otherwise_is_reported(factory, loop, reason):
     source = dedent(f"""
