@@ -759,6 +759,9 @@ def _one_row_slice(node) -> bool:
 
 
 def _rewrite(buffer: Buffer, analysis: Analysis, tf: str) -> None:
+    if buffer.in_place:
+        _rewrite_in_place(buffer, analysis, tf)
+        return
     index_var = buffer.loop.children[1].value
     for read in buffer.slot_reads:
         _, index = subscript_parts(read)
@@ -768,9 +771,6 @@ def _rewrite(buffer: Buffer, analysis: Analysis, tf: str) -> None:
 
     value = buffer.write.children[-1]
     text = source(value)
-    if buffer.in_place:
-        _rewrite_in_place(buffer, analysis, tf)
-        return
     if buffer.dtype not in (None, "float32"):
         text = f"{tf}.cast({text}, {tf}.{buffer.dtype})"
     slot = [_dimension(d, analysis, tf) for i, d in enumerate(buffer.dims)
