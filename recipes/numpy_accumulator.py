@@ -11,6 +11,15 @@ once after the loop so later reads see a tensor of the NumPy shape. A loop
 index on another axis (``buf[:, t, :] = v``) is written along ``t``, then
 stacked and transposed back. Two nested loops writing ``buf[i, j] = v`` over the first two axes fill one
 TensorArray at ``i * m + j``, reshaped to the NumPy shape after the loops.
+``buf[i, cols] = v`` in a 2-D buffer of known shape writes row ``i`` as the
+background row (``tf.zeros``/``tf.ones``/``tf.fill``) with ``v`` scattered
+into the columns (``tf.tensor_scatter_nd_update``); ``cols`` is a slice
+(written there or bound to ``slice(...)``) or a list of distinct column
+literals. A loop index on a later axis of a ``_like``/``copy`` buffer, whose
+rank the source does not say, makes the buffer a tensor
+(``tf.zeros_like(x)``, ``tf.convert_to_tensor(x)``...) rebuilt at each step
+around the slot: ``tf.concat([buf[:, :t], tf.expand_dims(v, 1), buf[:, t + 1:]],
+axis=1)``; slots the loop does not write keep NumPy's values.
 A value built from a batch of one (a layer fed
 ``tf.reshape(x, [1, ...])``, ``tf.expand_dims(x, 0)`` or ``x[None]``), which
 NumPy silently broadcasts into its ``(d,)`` slot, is written as
@@ -78,13 +87,17 @@ CAVEATS:
   loop that sits next to the buffer's creation; the loop index must be one
   index component and every other component a bare ``:`` (or ``buf[i, j]``
   from two nested loops over ``range`` of the first two dimensions, static
-  bounds only). Anything else (``buf[i, cols]``) is reported without a fix.
+  bounds only, or ``buf[i, cols]`` as above). Anything else (columns given
+  by a parameter or an array, a single column ``buf[i, 0]``) is reported
+  without a fix, with the reason.
 - Slots the loop never writes hold zeros (ones, the fill value, the copied
   data) in NumPy, but make ``stack()`` fail for a TensorArray: the loop must
   cover the whole axis.
 - The shape of a ``_like``/``array``/``copy`` buffer is not known from the
-  source: a loop index on axis 0 gets ``dynamic_size=True``, on another axis
-  the finding is reported without a fix.
+  source: a loop index on axis 0 gets ``dynamic_size=True``; on another axis
+  the per-step ``tf.concat`` rebuild costs a copy of the buffer per step, and
+  is reported without a fix for ``np.array``/``full_like`` buffers, a tensor
+  loop bound or a buffer rebound after the loop (the rank is unknown).
 - A TensorArray holds one dtype: values are not cast unless ``dtype=`` says
   so, and integer or float64 layer outputs need an explicit ``dtype=``.
 - After the rewrite the buffer is a tensor: later NumPy-only use
@@ -110,7 +123,7 @@ from typing import Callable, Dict, List, Optional, Set
 from fissix.pgen2 import token
 
 from migrate.recipe import Recipe, SourceFacts, propose
-from recipes._model import model_of
+from recipes._model import Kind, model_of
 from recipes._model.imports import CONVENTIONAL
 from recipes._pyast import Declarations, assigned_names, declarations, dotted, may_import
 from recipes._fissix import (
@@ -195,6 +208,11 @@ class Buffer:
     conversion: object = None        # ``buf = tf.convert_to_tensor(buf, ...)`` after the loop
     inner: object = None             # the inner loop of a ``buf[i, j] = v`` write
     problem: Optional[str] = None    # why it cannot be rewritten
+    factory: str = "zeros"           # the NumPy function that made it
+    data: object = None              # the ``_like``/``copy`` argument
+    fill: object = None              # the value of ``np.full``
+    columns: Optional[str] = None    # ``buf[i, cols]``: the selected columns as a tf expression
+    in_place: bool = False           # axis > 0 of a ``_like``/``copy`` buffer: a tensor updated per step
 
 
 def _factory_call(value, imports: Imports):
@@ -234,7 +252,9 @@ def _new_buffer(name, creation, function, positional, keywords) -> Buffer:
     dtype_node = keywords.get("dtype", positional[where] if where is not None
                               and len(positional) > where else None)
     dtype = _dtype_name(dtype_node) if dtype_node is not None else None
-    buffer = Buffer(name, creation, dims, dtype)
+    buffer = Buffer(name, creation, dims, dtype, factory=function,
+                    data=positional[0] if function in _FROM_DATA and positional else None,
+                    fill=positional[1] if function == "full" and len(positional) > 1 else None)
     if dtype == "?":
         buffer.problem = f"the dtype `{source(dtype_node)}` has no TensorFlow name this recipe knows"
     return buffer
@@ -306,8 +326,13 @@ class Analysis:
                 return False
         if _calls_method(expr, ("numpy", "item", "tolist")):
             return False
-        if self.model.kind_of(expr).is_tensor:
+        kind = self.model.kind_of(expr)
+        if kind.is_tensor or not kind.is_known and self.model.likely_kind_of(expr).is_tensor:
             return True  # what the model knows: annotated parameters, model outputs...
+        if self._reads_a_filled_buffer(expr):
+            return True  # a nested buffer: a tensor once its TensorArray is stacked
+        if _not_a_tensor(kind):
+            return False  # the model knows better than the guess below (sess.run(...).ravel())
         for node in expr.pre_order():
             if is_name(node) and node.value in self.tensor_names and _is_variable(node):
                 return True
@@ -320,6 +345,13 @@ class Analysis:
                 if name and self.imports.is_tensorflow_call(name[0]):
                     return True
         return False
+
+    def _reads_a_filled_buffer(self, expr) -> bool:
+        """Does ``expr`` read the data (not ``.shape``/``.dtype``) of a buffer
+        that receives tensors?"""
+        filled = {b.name for b in self.buffers} & self.tensor_names
+        return any(is_name(node) and node.value in filled and _is_variable(node)
+                   and not _describes(node) for node in expr.pre_order())
 
     def writes(self, buffer: Buffer) -> List:
         """expr_stmts ``buf[...] = value`` in this function."""
@@ -342,6 +374,14 @@ def _methods_of(classdef) -> Set[str]:
     return {c.children[1].value for c in suite.children if c.type == syms.funcdef} | \
         {c.children[-1].children[1].value for c in suite.children
          if c.type == syms.decorated and c.children[-1].type == syms.funcdef}
+
+
+def _not_a_tensor(kind) -> bool:
+    """Does the model know ``kind`` is no tensor: NumPy or Python data, or a
+    list or tuple of such?"""
+    if kind.kind in (Kind.PYLIST, Kind.PYTUPLE):
+        return kind.element is not None and _not_a_tensor(kind.element)
+    return kind.is_known and not kind.is_tensor
 
 
 def _calls_method(expr, methods) -> bool:
@@ -392,15 +432,18 @@ def _examine(buffer: Buffer, analysis: Analysis) -> bool:
         if buffer.problem:
             return True
     elif any(not is_full_slice(c) for i, c in enumerate(index) if i != buffer.axis):
-        buffer.problem = "index components other than the loop index must be `:`"
-        return True
+        buffer.problem = _why_not_columns(buffer, index, analysis)
+        if buffer.problem:
+            return True
     creation_stmt = statement_of(buffer.creation)
     if buffer.loop.parent is not creation_stmt.parent or start(buffer.loop) < start(creation_stmt):
         buffer.problem = "the filling loop is not in the block that creates the buffer"
         return True
     if buffer.axis and buffer.dims is None:
-        buffer.problem = "the loop index is not on axis 0 and the buffer's rank is unknown"
-        return True
+        buffer.problem = _why_not_in_place(buffer, analysis)
+        if buffer.problem:
+            return True
+        buffer.in_place = True
     if buffer.dims is not None and buffer.axis >= len(buffer.dims):
         buffer.problem = "the index has more components than the buffer has axes"
         return True
@@ -410,6 +453,56 @@ def _examine(buffer: Buffer, analysis: Analysis) -> bool:
         if buffer.bound is not None:
             buffer.problem = _why_not_liftable(buffer.loop, analysis)
     return True
+
+
+def _why_not_columns(buffer: Buffer, index, analysis: Analysis) -> Optional[str]:
+    """Why ``buf[i, cols] = v`` cannot write row ``i`` as a background row
+    with ``v`` scattered into ``cols`` (None when it can; ``buffer.columns``
+    is then the column selection)."""
+    if buffer.axis != 0 or len(index) != 2:
+        return "index components other than the loop index must be `:` (or `buf[i, cols]`)"
+    if buffer.factory not in _SHAPED or buffer.dims is None or len(buffer.dims) != 2:
+        return "`buf[i, cols]` is fixed only in a 2-D `np.zeros`/`empty`/`ones`/`full` buffer of known shape"
+    width = f"{analysis.tf}.range({_dimension(buffer.dims[1], analysis, analysis.tf)})"
+    cols = index[1]
+    if cols.type == syms.subscript:  # a slice written in place: a:b, a:b:c
+        buffer.columns = f"{width}[{source(cols).strip()}]"
+        return None
+    bound = analysis.bound.get(cols.value, []) if is_name(cols) else []
+    value = bound[0] if len(bound) == 1 else cols
+    if (call_parts(value) or ("",))[0] == "slice":
+        buffer.columns = f"{width}[{source(cols).strip()}]"
+        return None
+    items = sequence_items(value) if value.type == syms.atom else None
+    numbers = [item.value for item in items or () if item.type == token.NUMBER and item.value.isdigit()]
+    if items and len(numbers) == len(items) and len(set(map(int, numbers))) == len(numbers):
+        buffer.columns = f"{analysis.tf}.constant([{', '.join(numbers)}])"
+        return None
+    return (f"the columns `{source(cols).strip()}` are neither a slice nor a list of distinct "
+            f"non-negative integer literals")
+
+
+# ``_like``/``copy`` buffers rewritten in place -> their TensorFlow background
+_IN_PLACE = {"zeros_like": "zeros_like", "empty_like": "zeros_like", "ones_like": "ones_like",
+             "copy": "convert_to_tensor"}
+
+
+def _why_not_in_place(buffer: Buffer, analysis: Analysis) -> Optional[str]:
+    """Why a write along axis > 0 of a buffer whose rank the source does
+    not say cannot become a tensor updated at each step by slicing around
+    the written index (None when it can: no rank needed)."""
+    if buffer.factory not in _IN_PLACE or buffer.data is None:
+        return "the loop index is not on axis 0 and the buffer's rank is unknown"
+    if buffer.conversion is not None:
+        return ("the loop index is not on axis 0, the buffer's rank is unknown and it is "
+                "rebound after the loop")
+    if _tensor_bound(buffer.loop, analysis) is not None:
+        return "the loop index is not on axis 0, the buffer's rank is unknown and the bound is a tensor"
+    _, positional, _ = call_parts(buffer.loop.children[3])
+    if len(positional) > 1 and not (positional[0].type == token.NUMBER and positional[0].value.isdigit()):
+        return ("the loop index is not on axis 0, the buffer's rank is unknown and the loop may "
+                "start below 0")
+    return None
 
 
 def _after_the_tape(write, model) -> bool:
@@ -591,6 +684,13 @@ def _classify_reads(buffer: Buffer, analysis: Analysis) -> None:
             return
 
 
+def _describes(leaf) -> bool:
+    """Is ``leaf`` read for its ``.shape``/``.dtype``/``.ndim`` (a Python value)?"""
+    after = leaf.next_sibling
+    return after is not None and after.type == syms.trailer and after.children[0].type == token.DOT \
+        and after.children[1].value in _TENSOR_ATTRIBUTES
+
+
 def _numpy_attribute(leaf) -> Optional[str]:
     """``mean`` for ``buf.mean``: an attribute a tensor may not have."""
     after = leaf.next_sibling
@@ -617,14 +717,15 @@ def _slot_read(leaf, buffer: Buffer):
 
 # --- rewriting ---------------------------------------------------------------
 
-def _batch_of_one(expr, bound, depth: int = 0) -> bool:
+def _batch_of_one(expr, analysis: Analysis, depth: int = 0) -> bool:
     """Is ``expr`` (or what a name is bound to) a batch of one sample, which a
     layer keeps as a leading 1: ``tf.reshape(x, [1, ...])``,
-    ``tf.expand_dims(x, 0)``, ``x[None]``, or a layer call on one of those?"""
+    ``tf.expand_dims(x, 0)``, ``x[None]``, or a layer or model call on one of those?"""
+    bound = analysis.bound
     if depth > 4:
         return False
     if is_name(expr) and len(bound.get(expr.value, ())) == 1:
-        return _batch_of_one(bound[expr.value][0], bound, depth + 1)
+        return _batch_of_one(bound[expr.value][0], analysis, depth + 1)
     parts = call_parts(expr)
     if parts:
         callee, positional, keywords = parts
@@ -635,8 +736,9 @@ def _batch_of_one(expr, bound, depth: int = 0) -> bool:
         if attr == "expand_dims" and positional:
             axis = keywords.get("axis", positional[1] if len(positional) > 1 else None)
             return axis is not None and source(axis) == "0"
-        if callee.startswith("self.") and positional:
-            return _batch_of_one(positional[0], bound, depth + 1)
+        if positional and (callee.startswith("self.") or len(expr.children) == 2 and analysis.model
+                           .likely_kind_of(expr.children[0]).kind in (Kind.MODEL, Kind.LAYER)):
+            return _batch_of_one(positional[0], analysis, depth + 1)
         return False
     if expr.type == syms.power and expr.children[-1].type == syms.trailer \
             and expr.children[-1].children[0].type == token.LSQB:
@@ -657,6 +759,9 @@ def _one_row_slice(node) -> bool:
 
 
 def _rewrite(buffer: Buffer, analysis: Analysis, tf: str) -> None:
+    if buffer.in_place:
+        _rewrite_in_place(buffer, analysis, tf)
+        return
     index_var = buffer.loop.children[1].value
     for read in buffer.slot_reads:
         _, index = subscript_parts(read)
@@ -670,12 +775,15 @@ def _rewrite(buffer: Buffer, analysis: Analysis, tf: str) -> None:
         text = f"{tf}.cast({text}, {tf}.{buffer.dtype})"
     slot = [_dimension(d, analysis, tf) for i, d in enumerate(buffer.dims)
             if i != buffer.axis] if buffer.dims is not None else None
-    if _batch_of_one(value, analysis.bound):
+    if buffer.columns is not None:
+        text = (f"{tf}.tensor_scatter_nd_update({_background_row(buffer, analysis, tf)}, "
+                f"{tf}.reshape({buffer.columns}, [-1, 1]), {tf}.reshape({text}, [-1]))")
+    elif _batch_of_one(value, analysis):
         text = (f"{tf}.reshape({text}, [{', '.join(slot)}])" if slot is not None
                 else f"{tf}.squeeze({text}, axis=0)")
     if buffer.inner is not None:
         slot = slot[1:]
-        if _batch_of_one(value, analysis.bound):
+        if _batch_of_one(value, analysis):
             text = f"{tf}.reshape({source(value)}, [{', '.join(slot)}])"
         index_var = f"{index_var} * {_factor(buffer.dims[1])} + {buffer.inner.children[1].value}"
     write = parse_expression(f"{buffer.name} = {buffer.name}.write({index_var}, {text})")
@@ -695,6 +803,47 @@ def _rewrite(buffer: Buffer, analysis: Analysis, tf: str) -> None:
     old.replace(array)
 
 
+def _background_row(buffer: Buffer, analysis: Analysis, tf: str) -> str:
+    """One row of the buffer before its columns are written."""
+    dtype = f"{tf}.{buffer.dtype or 'float32'}"
+    width = _dimension(buffer.dims[1], analysis, tf)
+    if buffer.factory == "ones":
+        return f"{tf}.ones([{width}], {dtype})"
+    if buffer.factory == "full":
+        return f"{tf}.fill([{width}], {tf}.cast({source(buffer.fill).strip()}, {dtype}))"
+    return f"{tf}.zeros([{width}], {dtype})"  # zeros; empty: any value will do
+
+
+def _rewrite_in_place(buffer: Buffer, analysis: Analysis, tf: str) -> None:
+    """``buf[:, t] = v`` of a ``_like``/``copy`` buffer: the buffer becomes a
+    tensor and each step rebuilds it around slot ``t`` (``tf.concat`` of the
+    slices before and after it and ``v`` with the axis put back), which
+    keeps NumPy's meaning for slots the loop does not write and needs no rank."""
+    _, index = subscript_parts(buffer.write.children[0])
+    variable = buffer.loop.children[1].value
+    value = buffer.write.children[-1]
+    text = source(value).strip()
+    if _batch_of_one(value, analysis):
+        text = f"{tf}.squeeze({text}, axis=0)"
+    name, axis = buffer.name, buffer.axis
+
+    def around(part: str) -> str:
+        return ", ".join(part if i == axis else source(c).strip() for i, c in enumerate(index))
+
+    write = parse_expression(
+        f"{name} = {tf}.concat([{name}[{around(':' + variable)}], "
+        f"{tf}.expand_dims({tf}.cast({text}, {name}.dtype), {axis}), "
+        f"{name}[{around(variable + ' + 1:')}]], axis={axis})")
+    write.prefix = buffer.write.prefix
+    buffer.write.replace(write)
+    data = source(buffer.data).strip()
+    extra = f", dtype={tf}.{buffer.dtype}" if buffer.dtype and buffer.factory != "copy" else ""
+    background = parse_expression(f"{tf}.{_IN_PLACE[buffer.factory]}({data}{extra})")
+    old = buffer.creation.children[-1]
+    background.prefix = old.prefix
+    old.replace(background)
+
+
 def _factor(text: str) -> str:
     """``text`` safe as a factor of a product: parenthesised unless a name or number."""
     return text if re.fullmatch(r"[\w.]+", text) else f"({text})"
@@ -702,7 +851,7 @@ def _factor(text: str) -> str:
 
 def _stack_after_loop(buffer: Buffer, tf: str) -> None:
     """Stack once after the loop so later reads see the NumPy-shaped tensor."""
-    if buffer.read_after:
+    if buffer.read_after and not buffer.in_place:
         stacked = f"{buffer.name}.stack()"
         if buffer.inner is not None:
             stacked = f"{tf}.reshape({stacked}, [{', '.join(buffer.dims)}])"

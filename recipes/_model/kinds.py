@@ -54,6 +54,9 @@ _NUMPY_CONSTANTS = {"pi", "e", "inf", "nan", "newaxis", "euler_gamma"}
 _ARRAY_METHODS = {"tolist": of(Kind.PYLIST), "item": of(Kind.NUMBER),
                   "tobytes": of(Kind.OTHER, what="bytes")}
 _ARRAY_MUTATORS = {"fill", "sort", "resize", "put", "itemset", "setflags"}
+# methods a NumPy array has and a tf.Tensor has not: whatever the receiver,
+# the result is host data (``y.eval(...).ravel().view(dtype)``, ``sess.run`` values)
+_ARRAY_ONLY_METHODS = {"ravel", "tobytes", "tofile", "byteswap"}
 _DATASET_KEEP = {"batch", "shuffle", "prefetch", "take", "skip", "repeat", "cache", "filter",
                  "unbatch", "padded_batch", "concatenate", "with_options", "shard", "rebatch",
                  "apply", "map", "flat_map", "interleave", "enumerate", "window", "zip",
@@ -659,6 +662,8 @@ class Kinds:
     def _method(self, receiver: Optional[Value], method: str, args) -> Optional[Value]:
         if method == "numpy":
             return of(Kind.NDARRAY)
+        if method in _ARRAY_ONLY_METHODS and (receiver is None or not receiver.is_known):
+            return _ARRAY_METHODS.get(method, of(Kind.NDARRAY))
         if receiver is None:
             return None
         kind = receiver.kind

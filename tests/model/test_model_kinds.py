@@ -38,6 +38,8 @@ ARRAYS = [
     ("a = np.zeros(3)\nb = a + 1", "a + 1"),
     ("a = np.zeros((3, 2))\nb = a[:, 0]", "a[:, 0]"),
     ("m = keras.Sequential([keras.layers.Dense(2)])\np = m.predict(x)", "m.predict(x)"),
+    ("g = sess.run(dx).ravel().view(np.float32)", "sess.run(dx).ravel().view(np.float32)"),
+    ("def f(y):\n    return y.ravel()", "y.ravel()"),
     ("v = tf.keras.backend.get_value(t)", "tf.keras.backend.get_value(t)"),
     ("y = keras.utils.to_categorical(labels)", "keras.utils.to_categorical(labels)"),
 ]
