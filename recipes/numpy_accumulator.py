@@ -964,22 +964,25 @@ class _Module:
     imports: Imports
     tf: Optional[str]  # how the file spells TensorFlow; None: not imported (yet)
     done: Set[int] = field(default_factory=set)  # ids of the functions already rewritten
+    tapes: Set[int] = field(default_factory=set)  # ids of the `with` statements opening a tape
 
     @classmethod
     def of(cls, root) -> "_Module":
-        imports = Imports.of_model(model_of(root))
-        return cls(imports, "tf" if "tf" in imports.tensorflow else min(imports.tensorflow, default=None))
+        model = model_of(root)
+        imports = Imports.of_model(model)
+        return cls(imports, "tf" if "tf" in imports.tensorflow else min(imports.tensorflow, default=None),
+                   tapes={id(tape.statement) for tape in model.tapes})
 
 
 def _may_be_a_gradient_function(node, capture, filename) -> bool:
     """The file imports NumPy and ``node`` is a gradient context (the
     model's: a Keras ``call``/``train_step``, a ``tf.function``, a function
     a context calls) or opens one (a ``GradientTape`` block)."""
-    if not per_tree(node, "numpy-accumulator", _Module.of).imports.numpy:
+    module = per_tree(node, "numpy-accumulator", _Module.of)
+    if not module.imports.numpy:
         return False
-    model = model_of(node)
-    return model.in_gradient_context(node.children[-1]) \
-        or any(contains(node, tape.statement) for tape in model.tapes)
+    return model_of(node).in_gradient_context(node.children[-1]) \
+        or any(id(inner) in module.tapes for inner in node.pre_order())
 
 
 def _modify(node, capture, filename) -> None:
@@ -1014,11 +1017,22 @@ def _rewrite_function(function, module: _Module) -> None:
             _merge_conversion(buffer, tf or "tf")
     _lift_tensor_bound_loops(fixes, tf or "tf")
     rewritten = bool(fixes)
-    rewritten = _fix_list_conversions(Analysis(function, module.imports)) or rewritten
-    rewritten = _fix_numpy_on_tensors(Analysis(function, module.imports)) or rewritten
+    if _calls_numpy(function, module.imports):  # else neither finds a call: spare their analyses
+        rewritten = _fix_list_conversions(Analysis(function, module.imports)) or rewritten
+        rewritten = _fix_numpy_on_tensors(Analysis(function, module.imports)) or rewritten
     if rewritten and tf is None:
         add_import(find_root(function), "import tensorflow as tf")
         module.tf = "tf"
+
+
+def _calls_numpy(function, imports: Imports) -> bool:
+    """Does ``function`` (outside nested scopes) call a NumPy function, what
+    _list_conversions and _numpy_on_tensors look for?"""
+    for node in scope_nodes(function):
+        parts = call_parts(node) if is_call(node) else None
+        if parts and imports.numpy_function(parts[0]) is not None:
+            return True
+    return False
 
 
 # `...] = ` (not `==`), possibly across a line continuation: a subscript assignment

@@ -21,10 +21,15 @@ def dotted_name(node) -> Optional[str]:
     """``a.b.c`` for a NAME or a power of NAME and ``.attr`` trailers, else None."""
     if is_name(node):
         return node.value
-    if node.type != syms.power or not is_name(node.children[0]):
+    return _dotted(node.children) if node.type == syms.power else None
+
+
+def _dotted(children) -> Optional[str]:
+    """``a.b.c`` for the children of a power node that are a NAME and ``.attr`` trailers."""
+    if not is_name(children[0]):
         return None
-    parts = [node.children[0].value]
-    for trailer in node.children[1:]:
+    parts = [children[0].value]
+    for trailer in children[1:]:
         if not (trailer.type == syms.trailer and trailer.children[0].type == token.DOT):
             return None
         parts.append(trailer.children[1].value)
@@ -39,9 +44,7 @@ def call_parts(node) -> Optional[Tuple[str, List, Dict[str, object]]]:
     last = node.children[-1]
     if not (last.type == syms.trailer and last.children[0].type == token.LPAR):
         return None
-    callee = Node(syms.power, [c.clone() for c in node.children[:-1]]) \
-        if len(node.children) > 2 else node.children[0]
-    name = dotted_name(callee)
+    name = _dotted(node.children[:-1]) if len(node.children) > 2 else dotted_name(node.children[0])
     if name is None:
         return None
     positional, keywords = split_arguments(last)
@@ -130,10 +133,7 @@ def split_call(node) -> Optional[Tuple[str, List]]:
     if not (last.type == syms.trailer and last.children[0].value == "("):
         return None
     head = node.children[:-1]
-    if len(head) == 1:
-        callee = dotted_name(head[0])
-    else:
-        callee = dotted_name(Node(syms.power, [c.clone() for c in head]))
+    callee = dotted_name(head[0]) if len(head) == 1 else _dotted(head)
     if callee is None:
         return None
     return callee, call_args(last)
