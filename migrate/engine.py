@@ -23,6 +23,7 @@ from fissix.pgen2.tokenize import TokenError
 from . import prefilter, traversal
 from .edits import Owned, apply_edits, old_lines, pass_edits, split_lines
 from .recipe import PassContext, Recipe, SourceFacts
+from .reparse import reparse
 from .result import Diagnostic, Edit, SourceResult, Status
 
 __all__ = ["Options", "apply_edits", "check_output", "parse", "transform", "wants"]
@@ -280,10 +281,15 @@ class _Fixpoint:
                 else (text, [])
             if new_text == text:
                 return _PassOutcome(text, None, state, [])
-            # a fissix tree is a web of parent links: the cyclic collector frees
-            # this one before the output is parsed, so two never pile up
+            # the untouched statements' nodes move to the output's tree; when that
+            # fails, a fissix tree being a web of parent links, the cyclic collector
+            # frees this one before the output is parsed, so two never pile up
+            new_tree = reparse(tree, state.spans, parse)
             state.root, state.spans = None, []
             del tree
+            if new_tree is not None and _compiles(new_text, self.path):
+                return _PassOutcome(new_text, new_tree, state, edits)
+            new_tree = None
             gc.collect()
             new_tree, problem = _validated(new_text, self.path)
             if problem is None:
@@ -369,6 +375,14 @@ def _validated(text: str, filename: str) -> Tuple[Optional[pytree.Node], Optiona
     except (SyntaxError, ValueError) as err:
         return None, f"{type(err).__name__}: {err}"
     return tree, None
+
+
+def _compiles(text: str, filename: str) -> bool:
+    try:
+        _compile(text, filename)
+    except (SyntaxError, ValueError):
+        return False
+    return True
 
 
 def _overlaps(edit: Edit, proposal) -> bool:
