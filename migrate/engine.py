@@ -219,6 +219,18 @@ class _Fixpoint:
         self.input: Optional[str] = None  # the text `only` positions refer to
 
     def run(self, text: str, tree: pytree.Node, recipes: Sequence[Recipe]) -> str:
+        """The fixpoint's text. The cycle collector is paused meanwhile and
+        runs once after each pass: a pass allocates many small objects, and
+        each collection they would trigger traverses the whole live tree."""
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return self._run(text, tree, recipes)
+        finally:
+            if enabled:
+                gc.enable()
+
+    def _run(self, text: str, tree: pytree.Node, recipes: Sequence[Recipe]) -> str:
         self.input = text
         trees = [tree]  # handed over: a pass drops its tree before parsing its output
         del tree
@@ -236,6 +248,8 @@ class _Fixpoint:
             self.applied = list(dict.fromkeys(self.applied + applied))
             text = outcome.text
             trees.append(outcome.tree or parse(text))
+            del outcome
+            gc.collect()  # the pass's garbage: replaced statements, the old tree's facts
             # the text is parsed already: only the token prefilter is worth asking
             # (a fix may bring in another recipe's tokens: a TensorArray loop to batch)
             recipes = [r for r in self.options.recipes if prefilter.matcher(r.tokens)(text)]
