@@ -9,6 +9,7 @@ crashes is reported and the others still run.
 
 from __future__ import annotations
 
+import bisect
 import gc
 import re
 import warnings
@@ -345,6 +346,7 @@ class _Fixpoint:
         an earlier pass is not repeated; one that appears only after other
         recipes' fixes says so (``after``)."""
         made = []
+        overlapping = _Overlaps(edits)
         for proposal in state.proposals():
             lines = state.contexts[proposal.recipe].lines
             text = lines[proposal.line - 1].strip() if proposal.line <= len(lines) else ""
@@ -354,7 +356,7 @@ class _Fixpoint:
             self.seen.add(key)
             after = [r for r in self.applied if r != proposal.recipe] or None
             after = after if self.options.isolated else None
-            fix = [e for e, owner in edits if owner in (None, proposal.recipe) and _overlaps(e, proposal)] \
+            fix = [e for e, owner in overlapping(proposal) if owner in (None, proposal.recipe)] \
                 if proposal.applied else None
             line, end_line = proposal.line, proposal.end_line
             if self.options.isolated and self.history:  # positions in the checked text
@@ -399,9 +401,33 @@ def _compiles(text: str, filename: str) -> bool:
     return True
 
 
+class _Overlaps:
+    """The edits (in their order) whose lines meet a proposal's. A pass's
+    edits come in order of position, mostly: then their first and last lines
+    both increase, and two bisections find them (linear in findings, where a
+    scan per finding made a pass quadratic)."""
+
+    def __init__(self, edits: List[Owned]):
+        self.edits = edits
+        self.firsts = [edit.line for edit, _ in edits]
+        self.lasts = [_last_line(edit) for edit, _ in edits]
+        self.ordered = all(a <= b for a, b in zip(self.firsts, self.firsts[1:])) \
+            and all(a <= b for a, b in zip(self.lasts, self.lasts[1:]))
+
+    def __call__(self, proposal) -> List[Owned]:
+        if not self.ordered:
+            return [owned for owned in self.edits if _overlaps(owned[0], proposal)]
+        end = bisect.bisect_right(self.firsts, proposal.end_line)
+        begin = bisect.bisect_left(self.lasts, proposal.line, 0, end)
+        return self.edits[begin:end]
+
+
+def _last_line(edit: Edit) -> int:
+    return max(edit.end_line - 1, edit.line)
+
+
 def _overlaps(edit: Edit, proposal) -> bool:
-    last = max(edit.end_line - 1, edit.line)
-    return edit.line <= proposal.end_line and proposal.line <= last
+    return edit.line <= proposal.end_line and proposal.line <= _last_line(edit)
 
 
 def _assign_orphans(edits: List[Owned], diagnostics: List[Diagnostic]) -> None:
