@@ -221,13 +221,18 @@ class _Fixpoint:
 
     def run(self, text: str, tree: pytree.Node, recipes: Sequence[Recipe]) -> str:
         """The fixpoint's text. The cycle collector is paused meanwhile and
-        runs once after each pass: a pass allocates many small objects, and
-        each collection they would trigger traverses the whole live tree."""
+        runs once after each pass, the objects alive before the first pass
+        (the input's tree, most of which every pass keeps) frozen out of its
+        sight: a pass allocates many small objects, and each collection they
+        would trigger, like a full one after a pass, would traverse the whole
+        tree. Thawed at the end, they are the collector's again."""
         enabled = gc.isenabled()
         gc.disable()
+        gc.freeze()
         try:
             return self._run(text, tree, recipes)
         finally:
+            gc.unfreeze()
             if enabled:
                 gc.enable()
 
