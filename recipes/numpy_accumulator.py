@@ -115,9 +115,10 @@ from recipes._model.imports import CONVENTIONAL
 from recipes._pyast import Declarations, assigned_names, declarations, dotted, may_import
 from recipes._fissix import (
     add_import, bindings, call_parts, contains, dotted_name, enclosing,
-    insert_after, is_call, is_full_slice, is_name, is_sole_statement_on_line, name_reads,
+    insert_after, is_call, is_full_slice, is_name, is_sole_statement_on_line, literal_elements,
+    name_reads,
     parse_expression, per_tree, find_root, remove_statement, replace_statement, scope_nodes,
-    sequence_items, source, start, statement_of, subscript_parts, syms,
+    source, start, statement_of, subscript_parts, syms,
 )
 
 # NumPy calls that make a buffer -> the position of their dtype argument
@@ -225,7 +226,7 @@ def _new_buffer(name, creation, function, positional, keywords) -> Buffer:
     if function in _SHAPED:
         shape = keywords.get("shape", positional[0] if positional else None)
         if shape is not None:
-            items = sequence_items(shape)
+            items = literal_elements(shape)
             if items is not None:
                 dims = [source(item) for item in items]
             elif shape.type == token.NUMBER:
@@ -630,7 +631,7 @@ def _batch_of_one(expr, bound, depth: int = 0) -> bool:
         callee, positional, keywords = parts
         attr = callee.rpartition(".")[2]
         if attr == "reshape" and len(positional) >= 2:
-            items = sequence_items(positional[1])
+            items = literal_elements(positional[1])
             return bool(items) and source(items[0]) == "1"
         if attr == "expand_dims" and positional:
             axis = keywords.get("axis", positional[1] if len(positional) > 1 else None)

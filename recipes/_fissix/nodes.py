@@ -93,23 +93,6 @@ def is_full_slice(node) -> bool:
     return node.type == token.COLON
 
 
-def sequence_items(node) -> Optional[List]:
-    """Items of a tuple/list literal (``(a, b)``, ``[a, b]``, ``(a,)``); None otherwise."""
-    if node.type != syms.atom or node.children[0].type not in (token.LPAR, token.LSQB):
-        return None
-    inner = node.children[1:-1]
-    if not inner:
-        return []
-    body = inner[0]
-    if body.type in (syms.testlist_gexp, syms.listmaker):
-        if any(c.type == syms.comp_for for c in body.children):
-            return None
-        return [c for c in body.children if c.type != token.COMMA]
-    if node.children[0].type == token.LSQB:
-        return [body]
-    return None  # a parenthesised expression, not a tuple
-
-
 def source(node) -> str:
     """The code of ``node`` without its leading whitespace/comments."""
     return str(node).strip()
@@ -123,20 +106,6 @@ def code(node) -> str:
 def shown(node) -> str:
     """An expression as the user wrote it, on one line (for messages)."""
     return re.sub(r"\s+", " ", str(node).strip())
-
-
-def split_call(node) -> Optional[Tuple[str, List]]:
-    """(dotted callee, argument nodes) when ``node`` is exactly ``a.b.c(args)``."""
-    if node.type != syms.power or len(node.children) < 2:
-        return None
-    last = node.children[-1]
-    if not (last.type == syms.trailer and last.children[0].value == "("):
-        return None
-    head = node.children[:-1]
-    callee = dotted_name(head[0]) if len(head) == 1 else _dotted(head)
-    if callee is None:
-        return None
-    return callee, call_args(last)
 
 
 def call_args(trailer) -> List:
