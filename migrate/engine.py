@@ -1,8 +1,9 @@
 """The engine: source text in, a SourceResult out. Pure and never raises.
 
 CPython's verdict on the text -> prefilter -> one fissix parse -> one
-traversal by every candidate recipe (migrate/traversal.py) -> re-parse only
-when the text changed -> repeat to a fixpoint (capped) -> result. A recipe
+traversal by every candidate recipe (migrate/traversal.py) -> when the text
+changed, parse only the statements that did (migrate/reparse.py) -> repeat
+to a fixpoint (capped) -> result. A recipe
 whose output does not parse only reports for that pass; a recipe that
 crashes is reported and the others still run.
 """
@@ -238,7 +239,7 @@ class _Fixpoint:
 
     def _run(self, text: str, tree: pytree.Node, recipes: Sequence[Recipe]) -> str:
         self.input = text
-        trees = [tree]  # handed over: a pass drops its tree before parsing its output
+        trees = [tree]  # handed over: a pass turns its tree into its output's
         del tree
         for number in range(MAX_PASSES):
             outcome = self._pass(text, trees, recipes)
