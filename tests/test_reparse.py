@@ -107,7 +107,7 @@ def test_a_block_followed_by_a_prefixed_statement_needs_a_full_parse():
     assert rebuilt is None  # the blank line and `# about f` belong to the loop's DEDENT
 
 
-def test_fix_runs_every_pass_on_the_rebuilt_tree_like_on_a_parse(monkeypatch):
+def test_every_tree_rebuilt_while_fixing_the_fixtures_is_their_parse(monkeypatch):
     """On the fixtures, each pass's rebuilt tree is the full parse of its text."""
     from pathlib import Path
 
