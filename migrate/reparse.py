@@ -80,6 +80,8 @@ def _parse_run(code: str, line: int, last: bool, parse) -> Optional[Tuple[List[p
     """The statements of ``code`` (a run of top-level statements beginning on
     ``line``), with the file's ENDMARKER when the run ends the file, and the
     NAMEs the parse saw."""
+    if not last and not code.endswith("\n"):
+        return None  # it would run into the next statement's line
     try:
         tree = parse(code)
     except Exception:  # the caller's full parse gives the reason
