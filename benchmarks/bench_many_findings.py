@@ -5,7 +5,8 @@ write them, of which ``--findings`` hold one bug each (every recipe's, in
 turn) and the rest are clean look-alikes of the same size. Measured in a
 child process: wall time and peak RSS of `python -m migrate fix`, for each
 number of findings, so the file size stays fixed and the time per finding
-shows whether the run is linear in findings.
+shows whether the run is linear in findings; the 1-minute load average
+after each run says how busy the machine was.
 
 Target (issue 11): 2,000 findings in a 48k-line file fixed in under 30 s.
 
@@ -146,11 +147,12 @@ def main(argv: List[str] = None) -> int:
             timing = measure(path, env)
             fixed = path.read_text()
             row = {"lines": source.count("\n"), "findings": findings, **timing,
-                   "changed_lines": sum(a != b for a, b in zip(source.splitlines(), fixed.splitlines()))}
+                   "changed_lines": sum(a != b for a, b in zip(source.splitlines(), fixed.splitlines())),
+                   "load": os.getloadavg()[0]}
             rows.append(row)
             print(f"  {row['lines']:6d} lines {findings:5d} findings  {timing['seconds']:7.2f} s "
                   f"{timing['peak_mb']:6.0f} MB  rc={timing['rc']}  "
-                  f"{1000 * timing['seconds'] / findings:6.2f} ms/finding", flush=True)
+                  f"{1000 * timing['seconds'] / findings:6.2f} ms/finding  load {row['load']:.1f}", flush=True)
     if args.json:
         args.json.write_text(json.dumps(rows, indent=2))
     return 0

@@ -1,14 +1,16 @@
 """The engine: source text in, a SourceResult out. Pure and never raises.
 
 CPython's verdict on the text -> prefilter -> one fissix parse -> one
-traversal by every candidate recipe (migrate/traversal.py) -> re-parse only
-when the text changed -> repeat to a fixpoint (capped) -> result. A recipe
+traversal by every candidate recipe (migrate/traversal.py) -> when the text
+changed, parse only the statements that did (migrate/reparse.py) -> repeat
+to a fixpoint (capped) -> result. A recipe
 whose output does not parse only reports for that pass; a recipe that
 crashes is reported and the others still run.
 """
 
 from __future__ import annotations
 
+import bisect
 import gc
 import re
 import warnings
@@ -23,6 +25,7 @@ from fissix.pgen2.tokenize import TokenError
 from . import prefilter, traversal
 from .edits import Owned, apply_edits, old_lines, pass_edits, split_lines
 from .recipe import PassContext, Recipe, SourceFacts
+from .reparse import reparse
 from .result import Diagnostic, Edit, SourceResult, Status
 
 __all__ = ["Options", "apply_edits", "check_output", "parse", "transform", "wants"]
@@ -218,8 +221,25 @@ class _Fixpoint:
         self.input: Optional[str] = None  # the text `only` positions refer to
 
     def run(self, text: str, tree: pytree.Node, recipes: Sequence[Recipe]) -> str:
+        """The fixpoint's text. The cycle collector is paused meanwhile and
+        runs once after each pass, the objects alive before the first pass
+        (the input's tree, most of which every pass keeps) frozen out of its
+        sight: a pass allocates many small objects, and each collection they
+        would trigger, like a full one after a pass, would traverse the whole
+        tree. Thawed at the end, they are the collector's again."""
+        enabled = gc.isenabled()
+        gc.disable()
+        gc.freeze()
+        try:
+            return self._run(text, tree, recipes)
+        finally:
+            gc.unfreeze()
+            if enabled:
+                gc.enable()
+
+    def _run(self, text: str, tree: pytree.Node, recipes: Sequence[Recipe]) -> str:
         self.input = text
-        trees = [tree]  # handed over: a pass drops its tree before parsing its output
+        trees = [tree]  # handed over: a pass turns its tree into its output's
         del tree
         for number in range(MAX_PASSES):
             outcome = self._pass(text, trees, recipes)
@@ -235,6 +255,8 @@ class _Fixpoint:
             self.applied = list(dict.fromkeys(self.applied + applied))
             text = outcome.text
             trees.append(outcome.tree or parse(text))
+            del outcome
+            gc.collect()  # the pass's garbage: replaced statements, the old tree's facts
             # the text is parsed already: only the token prefilter is worth asking
             # (a fix may bring in another recipe's tokens: a TensorArray loop to batch)
             recipes = [r for r in self.options.recipes if prefilter.matcher(r.tokens)(text)]
@@ -280,10 +302,15 @@ class _Fixpoint:
                 else (text, [])
             if new_text == text:
                 return _PassOutcome(text, None, state, [])
-            # a fissix tree is a web of parent links: the cyclic collector frees
-            # this one before the output is parsed, so two never pile up
+            # the untouched statements' nodes move to the output's tree; when that
+            # fails, a fissix tree being a web of parent links, the cyclic collector
+            # frees this one before the output is parsed, so two never pile up
+            new_tree = reparse(tree, state.spans, parse)
             state.root, state.spans = None, []
             del tree
+            if new_tree is not None and _compiles(new_text, self.path):
+                return _PassOutcome(new_text, new_tree, state, edits)
+            new_tree = None
             gc.collect()
             new_tree, problem = _validated(new_text, self.path)
             if problem is None:
@@ -325,6 +352,7 @@ class _Fixpoint:
         an earlier pass is not repeated; one that appears only after other
         recipes' fixes says so (``after``)."""
         made = []
+        overlapping = _Overlaps(edits)
         for proposal in state.proposals():
             lines = state.contexts[proposal.recipe].lines
             text = lines[proposal.line - 1].strip() if proposal.line <= len(lines) else ""
@@ -334,7 +362,7 @@ class _Fixpoint:
             self.seen.add(key)
             after = [r for r in self.applied if r != proposal.recipe] or None
             after = after if self.options.isolated else None
-            fix = [e for e, owner in edits if owner in (None, proposal.recipe) and _overlaps(e, proposal)] \
+            fix = [e for e, owner in overlapping(proposal) if owner in (None, proposal.recipe)] \
                 if proposal.applied else None
             line, end_line = proposal.line, proposal.end_line
             if self.options.isolated and self.history:  # positions in the checked text
@@ -371,9 +399,41 @@ def _validated(text: str, filename: str) -> Tuple[Optional[pytree.Node], Optiona
     return tree, None
 
 
+def _compiles(text: str, filename: str) -> bool:
+    try:
+        _compile(text, filename)
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
+class _Overlaps:
+    """The edits (in their order) whose lines meet a proposal's. A pass's
+    edits come in order of position, mostly: then their first and last lines
+    both increase, and two bisections find them (linear in findings, where a
+    scan per finding made a pass quadratic)."""
+
+    def __init__(self, edits: List[Owned]):
+        self.edits = edits
+        self.firsts = [edit.line for edit, _ in edits]
+        self.lasts = [_last_line(edit) for edit, _ in edits]
+        self.ordered = all(a <= b for a, b in zip(self.firsts, self.firsts[1:])) \
+            and all(a <= b for a, b in zip(self.lasts, self.lasts[1:]))
+
+    def __call__(self, proposal) -> List[Owned]:
+        if not self.ordered:
+            return [owned for owned in self.edits if _overlaps(owned[0], proposal)]
+        end = bisect.bisect_right(self.firsts, proposal.end_line)
+        begin = bisect.bisect_left(self.lasts, proposal.line, 0, end)
+        return self.edits[begin:end]
+
+
+def _last_line(edit: Edit) -> int:
+    return max(edit.end_line - 1, edit.line)
+
+
 def _overlaps(edit: Edit, proposal) -> bool:
-    last = max(edit.end_line - 1, edit.line)
-    return edit.line <= proposal.end_line and proposal.line <= last
+    return edit.line <= proposal.end_line and proposal.line <= _last_line(edit)
 
 
 def _assign_orphans(edits: List[Owned], diagnostics: List[Diagnostic]) -> None:

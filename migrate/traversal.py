@@ -19,10 +19,12 @@ from __future__ import annotations
 
 import contextvars
 import importlib
+from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence, Tuple
 
-from fissix import pygram, pytree
+from fissix import btm_matcher, pygram, pytree
+from fissix.pgen2 import token
 
 from .recipe import PassContext, Recipe, running, stop_running
 
@@ -31,6 +33,7 @@ if TYPE_CHECKING:
 
 GRAMMAR = pygram.python_grammar_no_print_and_exec_statement
 _FILE_INPUT = pygram.python_symbols.file_input
+_SIMPLE_STMT = pygram.python_symbols.simple_stmt
 
 
 @dataclass
@@ -100,8 +103,42 @@ def tool(recipes: Sequence[Recipe]) -> "BowlerTool":
             found.bmi_pre_order_heads = {}
         if not found.bmi_post_order:
             found.bmi_post_order_heads = {}
+        found.BM.__class__ = _BottomMatcher
         _tools[key] = found
     return found
+
+
+class _BottomMatcher(btm_matcher.BottomMatcher):
+    """fissix's bottom matcher, with the same walk and the same matches, but
+    looking for a ``;`` only among a simple statement's children (the only
+    place the grammar allows one): fissix looks among the children of every
+    node a leaf climbs to, the module's thousands of statements included,
+    which made the walk several times slower than the rest of it."""
+
+    def run(self, leaves):
+        start = state = self.root
+        results = defaultdict(list)
+        for leaf in leaves:
+            node = leaf
+            while node is not None:
+                node.was_checked = True
+                if node.type == _SIMPLE_STMT and any(child.type == token.SEMI for child in node.children):
+                    node.was_checked = False  # several statements on a line: checked again
+                key = node.value if node.type == token.NAME else node.type
+                if key in state.transition_table:
+                    state = state.transition_table[key]
+                    for fixer in state.fixers:
+                        results[fixer].append(node)
+                else:
+                    state = start  # no match: start again, from this node once
+                    if node.parent is not None and node.parent.was_checked:
+                        break  # the rest of the way up was walked already
+                    if key in state.transition_table:
+                        state = state.transition_table[key]
+                        for fixer in state.fixers:
+                            results[fixer].append(node)
+                node = node.parent
+        return results
 
 
 def _fixers(recipe: Recipe) -> list:
@@ -126,7 +163,6 @@ def _bottom_matchable(fixer) -> bool:
     matches, so such a pattern (suffix-mixup's ``name_N = ...``) is left
     to fissix's node-by-node traversal."""
     from fissix import btm_utils
-    from fissix.pgen2 import token
 
     reduced = btm_utils.reduce_tree(fixer({"print_function": True}, []).pattern_tree)
     path = reduced.get_linear_subpattern() if reduced is not None else None

@@ -128,9 +128,10 @@ from recipes._model.imports import CONVENTIONAL
 from recipes._pyast import Declarations, assigned_names, declarations, dotted, may_import
 from recipes._fissix import (
     add_import, bindings, call_parts, contains, dotted_name, enclosing,
-    insert_after, is_call, is_full_slice, is_name, is_sole_statement_on_line, name_reads,
+    insert_after, is_call, is_full_slice, is_name, is_sole_statement_on_line, literal_elements,
+    name_reads,
     parse_expression, per_tree, find_root, remove_statement, replace_statement, scope_nodes,
-    sequence_items, source, start, statement_of, subscript_parts, syms,
+    source, start, statement_of, subscript_parts, syms,
 )
 
 # NumPy calls that make a buffer -> the position of their dtype argument
@@ -243,7 +244,7 @@ def _new_buffer(name, creation, function, positional, keywords) -> Buffer:
     if function in _SHAPED:
         shape = keywords.get("shape", positional[0] if positional else None)
         if shape is not None:
-            items = sequence_items(shape)
+            items = literal_elements(shape)
             if items is not None:
                 dims = [source(item) for item in items]
             elif shape.type == token.NUMBER:
@@ -731,7 +732,7 @@ def _batch_of_one(expr, analysis: Analysis, depth: int = 0) -> bool:
         callee, positional, keywords = parts
         attr = callee.rpartition(".")[2]
         if attr == "reshape" and len(positional) >= 2:
-            items = sequence_items(positional[1])
+            items = literal_elements(positional[1])
             return bool(items) and source(items[0]) == "1"
         if attr == "expand_dims" and positional:
             axis = keywords.get("axis", positional[1] if len(positional) > 1 else None)
@@ -1113,22 +1114,25 @@ class _Module:
     imports: Imports
     tf: Optional[str]  # how the file spells TensorFlow; None: not imported (yet)
     done: Set[int] = field(default_factory=set)  # ids of the functions already rewritten
+    tapes: Set[int] = field(default_factory=set)  # ids of the `with` statements opening a tape
 
     @classmethod
     def of(cls, root) -> "_Module":
-        imports = Imports.of_model(model_of(root))
-        return cls(imports, "tf" if "tf" in imports.tensorflow else min(imports.tensorflow, default=None))
+        model = model_of(root)
+        imports = Imports.of_model(model)
+        return cls(imports, "tf" if "tf" in imports.tensorflow else min(imports.tensorflow, default=None),
+                   tapes={id(tape.statement) for tape in model.tapes})
 
 
 def _may_be_a_gradient_function(node, capture, filename) -> bool:
     """The file imports NumPy and ``node`` is a gradient context (the
     model's: a Keras ``call``/``train_step``, a ``tf.function``, a function
     a context calls) or opens one (a ``GradientTape`` block)."""
-    if not per_tree(node, "numpy-accumulator", _Module.of).imports.numpy:
+    module = per_tree(node, "numpy-accumulator", _Module.of)
+    if not module.imports.numpy:
         return False
-    model = model_of(node)
-    return model.in_gradient_context(node.children[-1]) \
-        or any(contains(node, tape.statement) for tape in model.tapes)
+    return model_of(node).in_gradient_context(node.children[-1]) \
+        or any(id(inner) in module.tapes for inner in node.pre_order())
 
 
 def _modify(node, capture, filename) -> None:
@@ -1163,11 +1167,22 @@ def _rewrite_function(function, module: _Module) -> None:
             _merge_conversion(buffer, tf or "tf")
     _lift_tensor_bound_loops(fixes, tf or "tf")
     rewritten = bool(fixes)
-    rewritten = _fix_list_conversions(Analysis(function, module.imports)) or rewritten
-    rewritten = _fix_numpy_on_tensors(Analysis(function, module.imports)) or rewritten
+    if _calls_numpy(function, module.imports):  # else neither finds a call: spare their analyses
+        rewritten = _fix_list_conversions(Analysis(function, module.imports)) or rewritten
+        rewritten = _fix_numpy_on_tensors(Analysis(function, module.imports)) or rewritten
     if rewritten and tf is None:
         add_import(find_root(function), "import tensorflow as tf")
         module.tf = "tf"
+
+
+def _calls_numpy(function, imports: Imports) -> bool:
+    """Does ``function`` (outside nested scopes) call a NumPy function, what
+    _list_conversions and _numpy_on_tensors look for?"""
+    for node in scope_nodes(function):
+        parts = call_parts(node) if is_call(node) else None
+        if parts and imports.numpy_function(parts[0]) is not None:
+            return True
+    return False
 
 
 # `...] = ` (not `==`), possibly across a line continuation: a subscript assignment

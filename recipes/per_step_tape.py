@@ -81,7 +81,7 @@ def _evaluations(tape: s.Tape, expr) -> List:
     found = s.occurrences(tape.body, expr)
     for stmt in tape.later_statements(_free_names(expr)):
         for node in stmt.pre_order():
-            call = s.split_call(node) if node.type == s.syms.power else None
+            call = s.call_parts(node)
             if call and call[0] == f"{tape.name}.gradient":
                 found.extend(s.occurrences(node.children[-1], expr))
     return found
@@ -129,10 +129,11 @@ def _stacked_path(expr, tape: s.Tape, model, feeds: List) -> Optional[_Path]:
     stmt = s.enclosing_statement(value) if value is not None else None
     if stmt is None or stmt.parent is not loop.parent or s.assigned_name(stmt) != path:
         return None
-    call = s.split_call(value) if value.type == s.syms.power else None
-    if not call or model.callee(value) != "tensorflow.stack" or not call[1]:
+    call = s.call_parts(value)
+    args = s.call_args(value.children[-1]) if call else []
+    if not call or model.callee(value) != "tensorflow.stack" or not args:
         return None
-    comp, options = call[1][0], [s.keyword_arg(a) for a in call[1][1:]]
+    comp, options = args[0], [s.keyword_arg(a) for a in args[1:]]
     if any(o is None or o[0] != "axis" or s.code(o[1]) != "0" for o in options):
         return None
     if comp.type != s.syms.atom or comp.children[0].value != "[" \
@@ -335,12 +336,13 @@ def _modify(node, capture, filename):
     tape = _tape_of(node, capture["tape"].value, tapes)
     if tape is None:
         return
-    call = s.split_call(node)
-    if call is None or len(call[1]) != 1:
+    call = s.call_parts(node)
+    args = s.call_args(node.children[-1]) if call else []
+    if call is None or len(args) != 1:
         return
     model = model_of(node)
-    elements = s.literal_elements(call[1][0])
-    for expr in [e for e in (elements if elements is not None else call[1]) if not s.is_name(e)]:
+    elements = s.literal_elements(args[0])
+    for expr in [e for e in (elements if elements is not None else args) if not s.is_name(e)]:
         if not s.contains(node, expr):
             continue
         found = _evaluations(tape, expr)

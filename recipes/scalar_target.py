@@ -106,7 +106,7 @@ def model_classes(tree) -> Set[str]:
 
 def _builds_model(value, classes: Set[str]) -> bool:
     value = s.unparen(value)
-    call = s.split_call(value) if value.type == s.syms.power else None
+    call = s.call_parts(value)
     if not call:
         return False
     last = call[0].split(".")[-1]
@@ -156,7 +156,7 @@ def _callee_kind(call, model) -> Optional[Value]:
 def _model_call(node, watched: List[str], classes: Set[str], model) -> bool:
     """Is ``node`` exactly ``model(args)`` with a watched expression in the args?"""
     node = s.unparen(node)
-    call = s.split_call(node) if node.type == s.syms.power else None
+    call = s.call_parts(node)
     if not call or "loss" in call[0].lower():
         return False
     known = _callee_kind(node, model)

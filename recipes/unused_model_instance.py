@@ -51,8 +51,9 @@ CAVEATS:
 from __future__ import annotations
 
 import ast
+import bisect
 import re
-from typing import Dict, List, Optional, Set
+from typing import Dict, List, Optional, Set, Tuple
 
 from fissix.pgen2 import token
 
@@ -186,12 +187,28 @@ def _generated_name_lookup(root, constructor: str, stmt):
     """A string after ``stmt`` naming a layer as Keras numbers the
     constructor's class (``"dense_1"`` for ``Dense``): removing one instance
     renames every later auto-named one of that class."""
-    pattern = re.compile(rf"(?<![\w]){re.escape(_snake_case(constructor.rpartition('.')[2]))}(_\d+)?(?![\w])")
+    strings = per_tree(root, "unused-model-instance: strings by word", _strings_by_word)
+    found = strings.get(_snake_case(constructor.rpartition(".")[2]), ([], []))
     after = start(stmt)
-    for leaf in root.leaves():
-        if leaf.type == token.STRING and start(leaf) > after and pattern.search(leaf.value.strip("'\"")):
+    for leaf in found[1][bisect.bisect_right(found[0], after):]:
+        if find_root(leaf) is root:  # not removed earlier in this pass
             return leaf
     return None
+
+
+def _strings_by_word(root) -> Dict[str, Tuple[list, list]]:
+    """The STRING leaves of the tree, in order, under each Keras layer name
+    they spell as a whole word (``dense`` for ``"dense"`` and ``"dense_1"``),
+    with their positions: built once per tree, so each lookup is a bisection."""
+    index: Dict[str, Tuple[list, list]] = {}
+    for leaf in sorted(nodes_of_type(root, token.STRING), key=start):
+        for word in set(re.findall(r"\w+", leaf.value)):
+            numbered = re.fullmatch(r"(.+)_\d+", word)
+            for key in {word, numbered.group(1)} if numbered else {word}:
+                positions, leaves = index.setdefault(key, ([], []))
+                positions.append(start(leaf))
+                leaves.append(leaf)
+    return index
 
 
 def _snake_case(name: str) -> str:

@@ -62,7 +62,7 @@ from fissix.pgen2 import token
 from migrate.recipe import Recipe, SourceFacts, propose
 from recipes._fissix import (
     bindings, call_parts, contains, enclosing, import_table, is_name, is_sole_statement_on_line,
-    name_reads, per_tree, remove_statement, replace_statement, sequence_items,
+    literal_elements, name_reads, per_tree, remove_statement, replace_statement,
     single_assignment, source, start, statement_of, subscript_parts, syms,
 )
 from recipes._pyast import declarations, dotted, may_import
@@ -140,7 +140,7 @@ class Chain:
                 or any(self.mentions_chain(v) for v in keywords.values()):
             return None
         if head in self.tensorflow and attr == "reshape" and len(positional) == 2 and not keywords:
-            items = sequence_items(positional[1])
+            items = literal_elements(positional[1])
             if not items:
                 return None
             shape = [source(i) for i in items]

@@ -4,6 +4,7 @@ of real fissix nodes) and comments in node prefixes move with the code."""
 
 from __future__ import annotations
 
+import functools
 import textwrap
 from typing import List, Tuple
 
@@ -25,9 +26,20 @@ def indent_of(stmt) -> str:
     return ""
 
 
+@functools.lru_cache(maxsize=512)
+def _parsed(text: str):
+    return parse(text)
+
+
+def _parse(text: str):
+    """A fresh tree of ``text``: a copy of its parse, made once per text (a
+    recipe builds the same few snippets for every finding of a file)."""
+    return _parsed(text).clone()
+
+
 def parse_expression(text: str):
     """A fresh expression node for ``text`` (parsed as an expression statement)."""
-    stmt = parse(text.strip() + "\n").children[0]
+    stmt = _parse(text.strip() + "\n").children[0]
     expr = stmt.children[0]
     expr.remove()
     expr.prefix = ""
@@ -36,7 +48,7 @@ def parse_expression(text: str):
 
 def parse_statement(source: str):
     """One statement node parsed from ``source`` (no prefix), detached."""
-    stmt = parse(source.rstrip("\n") + "\n").children[0]
+    stmt = _parse(source.rstrip("\n") + "\n").children[0]
     stmt.remove()
     stmt.prefix = ""
     return stmt
@@ -51,12 +63,12 @@ def statements_from_source(text: str, indent: str) -> List:
         code += "\n"
     comments = ""
     if indent:
-        tree = parse("if True:\n" + textwrap.indent(code, indent))
+        tree = _parse("if True:\n" + textwrap.indent(code, indent))
         suite = tree.children[0].children[3]
         stmts = [c for c in suite.children if c.type not in LAYOUT]
         comments = next(c for c in suite.children if c.type == token.INDENT).prefix
     else:
-        tree = parse(code)
+        tree = _parse(code)
         stmts = [c for c in tree.children if c.type not in LAYOUT]
         comments = stmts[0].prefix
     for stmt in stmts:

@@ -21,10 +21,15 @@ def dotted_name(node) -> Optional[str]:
     """``a.b.c`` for a NAME or a power of NAME and ``.attr`` trailers, else None."""
     if is_name(node):
         return node.value
-    if node.type != syms.power or not is_name(node.children[0]):
+    return _dotted(node.children) if node.type == syms.power else None
+
+
+def _dotted(children) -> Optional[str]:
+    """``a.b.c`` for the children of a power node that are a NAME and ``.attr`` trailers."""
+    if not is_name(children[0]):
         return None
-    parts = [node.children[0].value]
-    for trailer in node.children[1:]:
+    parts = [children[0].value]
+    for trailer in children[1:]:
         if not (trailer.type == syms.trailer and trailer.children[0].type == token.DOT):
             return None
         parts.append(trailer.children[1].value)
@@ -39,9 +44,7 @@ def call_parts(node) -> Optional[Tuple[str, List, Dict[str, object]]]:
     last = node.children[-1]
     if not (last.type == syms.trailer and last.children[0].type == token.LPAR):
         return None
-    callee = Node(syms.power, [c.clone() for c in node.children[:-1]]) \
-        if len(node.children) > 2 else node.children[0]
-    name = dotted_name(callee)
+    name = _dotted(node.children[:-1]) if len(node.children) > 2 else dotted_name(node.children[0])
     if name is None:
         return None
     positional, keywords = split_arguments(last)
@@ -90,23 +93,6 @@ def is_full_slice(node) -> bool:
     return node.type == token.COLON
 
 
-def sequence_items(node) -> Optional[List]:
-    """Items of a tuple/list literal (``(a, b)``, ``[a, b]``, ``(a,)``); None otherwise."""
-    if node.type != syms.atom or node.children[0].type not in (token.LPAR, token.LSQB):
-        return None
-    inner = node.children[1:-1]
-    if not inner:
-        return []
-    body = inner[0]
-    if body.type in (syms.testlist_gexp, syms.listmaker):
-        if any(c.type == syms.comp_for for c in body.children):
-            return None
-        return [c for c in body.children if c.type != token.COMMA]
-    if node.children[0].type == token.LSQB:
-        return [body]
-    return None  # a parenthesised expression, not a tuple
-
-
 def source(node) -> str:
     """The code of ``node`` without its leading whitespace/comments."""
     return str(node).strip()
@@ -120,23 +106,6 @@ def code(node) -> str:
 def shown(node) -> str:
     """An expression as the user wrote it, on one line (for messages)."""
     return re.sub(r"\s+", " ", str(node).strip())
-
-
-def split_call(node) -> Optional[Tuple[str, List]]:
-    """(dotted callee, argument nodes) when ``node`` is exactly ``a.b.c(args)``."""
-    if node.type != syms.power or len(node.children) < 2:
-        return None
-    last = node.children[-1]
-    if not (last.type == syms.trailer and last.children[0].value == "("):
-        return None
-    head = node.children[:-1]
-    if len(head) == 1:
-        callee = dotted_name(head[0])
-    else:
-        callee = dotted_name(Node(syms.power, [c.clone() for c in head]))
-    if callee is None:
-        return None
-    return callee, call_args(last)
 
 
 def call_args(trailer) -> List:

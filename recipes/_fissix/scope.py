@@ -11,7 +11,7 @@ from typing import Dict, Iterator, List, Optional, Set, Tuple
 from fissix.pgen2 import token
 from fissix.pytree import Leaf, Node
 
-from recipes._fissix.nodes import is_name, literal_elements, name_leaves, split_call, syms, unparen
+from recipes._fissix.nodes import call_args, call_parts, is_name, literal_elements, name_leaves, syms, unparen
 from recipes._fissix.cache import nodes_of_type
 from recipes._pyast import Declarations
 
@@ -356,10 +356,11 @@ class Tape:
         """Expressions passed to ``tape.watch`` in the body (lists flattened)."""
         found = []
         for node in self.body.pre_order():
-            call = split_call(node) if node.type == syms.power else None
-            if not call or call[0] != f"{self.name}.watch" or len(call[1]) != 1:
+            call = call_parts(node)
+            args = call_args(node.children[-1]) if call else []
+            if not call or call[0] != f"{self.name}.watch" or len(args) != 1:
                 continue
-            arg = call[1][0]
+            arg = args[0]
             elements = literal_elements(arg)
             found.extend(elements if elements is not None else [arg])
         return found
@@ -386,7 +387,7 @@ def tapes(tree) -> List[Tape]:
         item = node.children[1]
         if item.type != syms.with_item or not is_name(item.children[2]):
             continue
-        call = split_call(item.children[0]) if item.children[0].type == syms.power else None
+        call = call_parts(item.children[0])
         if call and call[0].split(".")[-1] == "GradientTape":
             found.append(Tape(node, item.children[2].value))
     return found
