@@ -474,7 +474,7 @@ def _why_not_columns(buffer: Buffer, index, analysis: Analysis) -> Optional[str]
     if (call_parts(value) or ("",))[0] == "slice":
         buffer.columns = f"{width}[{source(cols).strip()}]"
         return None
-    items = sequence_items(value) if value.type == syms.atom else None
+    items = literal_elements(value)
     numbers = [item.value for item in items or () if item.type == token.NUMBER and item.value.isdigit()]
     if items and len(numbers) == len(items) and len(set(map(int, numbers))) == len(numbers):
         buffer.columns = f"{analysis.tf}.constant([{', '.join(numbers)}])"
