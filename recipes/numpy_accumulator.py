@@ -1029,6 +1029,7 @@ _SUBSCRIPT_ASSIGNMENT = re.compile(r"\](?:[ \t]|\\\r?\n)*=(?!=)")
 class _FunctionFacts:
     """What the precheck saw in one outermost function."""
 
+    node: ast.AST
     bound: Set[str] = field(default_factory=set)
     filled: Set[str] = field(default_factory=set)
     calls_numpy: bool = False
@@ -1041,9 +1042,9 @@ _MAY_OPEN_A_CONTEXT = re.compile(r"GradientTape|\bfunction\s*\(")
 _TENSOR_MODULES = ("tensorflow", "keras", "tf_keras")
 
 
-def _may_fill_a_numpy_buffer(facts: SourceFacts) -> bool:
-    """Precheck: the file imports NumPy (Imports.numpy_function) and, in one
-    function (nested ones included), a name is bound to one of its
+def _may_fill_a_numpy_buffer(facts: SourceFacts) -> List[ast.AST]:
+    """Precheck: the file imports NumPy (Imports.numpy_function) and, in the
+    outermost functions returned (nested ones included), a name is bound to one of its
     factories and subscript-assigned, or a NumPy function (on a list of
     tensors or a tensor?) is called while the file may hold a gradient
     context (a Keras method, a decorator, a tape or ``tf.function(fn)``: a
@@ -1052,7 +1053,7 @@ def _may_fill_a_numpy_buffer(facts: SourceFacts) -> bool:
     ``self.<layer>(...)`` call, a model whose weights are read, or a name
     bound by importing TensorFlow or Keras, or presumed)."""
     if not may_import(facts, ("numpy",)) and "np" not in facts.text:
-        return False  # no NumPy import, no presumed `np`
+        return []  # no NumPy import, no presumed `np`
     table = declarations(facts)
     imports = Imports.of(table)
     tensor_names = {"tf", "keras", "layers"}.union(
@@ -1066,7 +1067,7 @@ def _may_fill_a_numpy_buffer(facts: SourceFacts) -> bool:
     while stack:
         node, function = stack.pop()
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):  # nested ones too
-            function = function or functions.setdefault(id(node), _FunctionFacts())
+            function = function or functions.setdefault(id(node), _FunctionFacts(node))
             contexts |= node.name in _GRADIENT_METHODS or bool(node.decorator_list)
         elif function is None:
             pass  # buffers outside any function are left alone
@@ -1088,8 +1089,8 @@ def _may_fill_a_numpy_buffer(facts: SourceFacts) -> bool:
                 or isinstance(node, ast.Attribute) and node.attr in _MODEL_WEIGHTS:
             makes_tensors = True  # _model_call: a model whose weights are read
         stack.extend((child, function) for child in ast.iter_child_nodes(node))
-    return makes_tensors and any(assigns_subscripts and not f.bound.isdisjoint(f.filled)
-                                 or f.calls_numpy and contexts for f in functions.values())
+    return [f.node for f in functions.values() if makes_tensors and (
+        assigns_subscripts and not f.bound.isdisjoint(f.filled) or f.calls_numpy and contexts)]
 
 
 RECIPE = Recipe(
