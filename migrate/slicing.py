@@ -54,9 +54,6 @@ class Slice:
     text: str
     elided: Dict[int, str]  # 0-based line index -> the input's line (with its ending)
 
-    def placeholder(self, index: int) -> str:
-        return f"{MARK} {index}"
-
     def restore(self, output: str) -> Optional[str]:
         """``output`` with every placeholder replaced by its input line; None
         unless each placeholder is there once, intact, in order, under the
@@ -64,7 +61,7 @@ class Slice:
         lines = _LINE.findall(output)
         if lines and lines[-1] == "":
             lines.pop()
-        wanted = {self.placeholder(i): i for i in self.elided}
+        wanted = {_placeholder(i): i for i in self.elided}
         found: List[int] = []
         positions: Dict[int, int] = {}
         for position, line in enumerate(lines):
@@ -106,7 +103,7 @@ def cut(text: str, tree: ast.Module, places: Iterable[ast.AST]) -> Optional[Slic
         return None
     lines = _LINE.findall(text)
     statements = _statements(tree, lines)
-    starts = [s.node.lineno for s in statements]
+    starts = [s.first + 1 for s in statements]
     kept: Set[int] = {i for i, s in enumerate(statements)
                       if not isinstance(s.node, _NAMED) or s.module_wide}
     for place in places:
@@ -124,10 +121,15 @@ def cut(text: str, tree: ast.Module, places: Iterable[ast.AST]) -> Optional[Slic
         for line in range(statement.first, statement.last + 1):
             elided[line] = lines[line]
             body = lines[line].rstrip("\r\n")
-            out[line] = f"{MARK} {line}" + lines[line][len(body):]
+            out[line] = _placeholder(line) + lines[line][len(body):]
     if not elided:
         return None
     return Slice("".join(out), elided)
+
+
+def _placeholder(index: int) -> str:
+    """The comment standing for the input's line ``index`` (0-based)."""
+    return f"{MARK} {index}"
 
 
 def _statements(tree: ast.Module, lines: List[str]) -> List[_Statement]:
