@@ -137,8 +137,8 @@ def _statements(tree: ast.Module, lines: List[str]) -> List[_Statement]:
     for node in tree.body:
         first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", ())]) - 1
         statement = _Statement(first, node.end_lineno - 1, node, set(), set(), False)
+        _read(statement)  # module code too: what it mentions is kept
         if isinstance(node, _NAMED):
-            _read(statement)
             statement.module_wide |= any(_PAREN_WITH.search(lines[i]) for i in range(first, node.end_lineno))
         found.append(statement)
     return found

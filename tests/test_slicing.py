@@ -59,6 +59,13 @@ def test_a_caller_of_a_kept_function_is_kept():
     assert "far_caller" not in _elided_names(text, BUFFER_LINE)
 
 
+def test_what_module_code_mentions_is_kept():
+    """`explain(build(), ...)` at module level: the model types `explain`'s
+    parameter from that call, so `build` must stay."""
+    text = BUGGY + "\n\ndef build():\n    return tf.keras.layers.Dense(3)\n\n\nattributions(build(), 1)\n"
+    assert _elided_names(text, BUFFER_LINE) == {"far_away"}
+
+
 def test_a_function_reaching_the_whole_module_is_kept():
     text = BUGGY + "\n\ndef dynamic(o):\n    return getattr(o, name)\n"
     assert _elided_names(text, BUFFER_LINE) == {"far_away"}
