@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 import re
 from bisect import bisect_right
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Sequence, Set
 
 from .result import Diagnostic
@@ -45,6 +45,7 @@ class _Statement:
     defines: Set[str]  # names it binds for the module: defs and classes (nested ones
     # too), imports, ``global`` names, attributes read by ``getattr(x, "name")``
     module_wide: bool  # reaches the whole module (a call), or fissix may reject its syntax
+    functions: Set[str] = field(default_factory=set)  # names of its defs and classes
 
 
 @dataclass
@@ -167,6 +168,7 @@ def _read(statement: _Statement) -> None:
             statement.module_wide |= _starred(node.slice)
         elif kind in _DEFINITIONS:
             defines.add(node.name)
+            statement.functions.add(node.name)
             words.add(node.name)
             statement.module_wide |= bool(node.args.posonlyargs) if kind is not ast.ClassDef else False
             statement.module_wide |= not all(map(_plain_decorator, node.decorator_list))
@@ -207,17 +209,17 @@ def _holder(starts: List[int], line: int) -> Optional[int]:
 
 def _closure(statements: List[_Statement], kept: Set[int]) -> Set[int]:
     """Kept statements, plus every def/class that a kept one mentions by a
-    name it defines (what a kept function calls, a base class, a method
-    reached as an attribute) and every one that mentions a name a kept one
-    defines (a caller: a tape there makes the callee a gradient context; a
-    use elsewhere changes what the model knows of a function's call
-    sites), until nothing is added."""
+    name it binds (what a kept function calls, a base class, a method
+    reached as an attribute, a nested import) and every one that mentions a
+    function or class a kept one defines (a caller: a tape there makes the
+    callee a gradient context; a use elsewhere changes what the model knows
+    of a function's call sites), until nothing is added."""
     kept = set(kept)
     while True:
         words: Set[str] = set().union(*(statements[i].words for i in kept))
-        defined: Set[str] = set().union(*(statements[i].defines for i in kept))
+        functions: Set[str] = set().union(*(statements[i].functions for i in kept))
         more = {i for i, s in enumerate(statements) if i not in kept
-                and (s.defines & words or s.words & defined)}
+                and (s.defines & words or s.words & functions)}
         if not more:
             return kept
         kept |= more
