@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
-import pathspec
 
 SUFFIXES = (".py", ".ipynb")
 ALWAYS_SKIPPED = {".git", ".hg", ".svn", "__pycache__", ".tox", ".nox", ".venv", ".mypy_cache",
@@ -213,6 +212,10 @@ class _Rule:
 
 def _rules(lines: List[str]) -> List[_Rule]:
     """The rules of ignore-file ``lines``, last line first (the last match wins)."""
+    if not lines:
+        return []
+    import pathspec  # only ignore rules need it (~50 ms to import)
+
     rules = []
     for line in lines:
         text = line if line.endswith("\\ ") else line.rstrip()

@@ -15,14 +15,14 @@ import gc
 import re
 import warnings
 from dataclasses import dataclass
-from typing import FrozenSet, List, Optional, Sequence, Tuple
+from typing import FrozenSet, List, Optional, Sequence, Tuple, Union
 
 from fissix import pytree
 from fissix.pgen2 import driver as pgen_driver
 from fissix.pgen2.parse import ParseError
 from fissix.pgen2.tokenize import TokenError
 
-from . import prefilter, traversal
+from . import prefilter, slicing, traversal
 from .edits import Owned, apply_edits, old_lines, pass_edits, split_lines
 from .recipe import PassContext, Recipe, SourceFacts
 from .reparse import reparse
@@ -132,42 +132,76 @@ class _Prechecks:
 def wants(recipe: Recipe, source: str, prechecks: Optional[_Prechecks] = None) -> bool:
     """Prefilter: can ``source`` contain this recipe's pattern at all? The
     text tokens first, then the recipe's precheck."""
+    return bool(_places(recipe, source, prechecks or _Prechecks()))
+
+
+def _places(recipe: Recipe, source: str, prechecks: _Prechecks) -> Union[bool, Sequence]:
+    """The precheck's answer: False, True (anywhere) or the ``ast`` nodes
+    where the pattern can be (migrate/slicing.py parses only their top-level
+    statements)."""
     if not prefilter.matcher(recipe.tokens)(source):
         return False
     if recipe.precheck is None:
         return True
     try:
-        return recipe.precheck((prechecks or _Prechecks()).facts_of(source))
+        answer = recipe.precheck(prechecks.facts_of(source))
     except SyntaxError:  # CPython cannot parse it: the fissix parse decides
         return True
+    return answer if isinstance(answer, (bool, list, tuple)) else bool(answer)
 
 
-def transform(source: str, path: str, options: Options) -> SourceResult:
-    """Run the enabled recipes over ``source``; never raises."""
+def transform(source: str, path: str, options: Options, sliced: bool = True) -> SourceResult:
+    """Run the enabled recipes over ``source``; never raises. ``sliced=False``
+    parses the whole text even where the prechecks point at a few top-level
+    statements (the soundness checks compare both)."""
     try:
-        return _transform(source, path, options)
+        return _transform(source, path, options, sliced)
     except Exception as err:  # the engine's contract: a failure is a value
         return SourceResult(path, Status.FAILED, source, source,
                             reason=f"internal error: {type(err).__name__}: {err}")
 
 
-def _transform(source: str, path: str, options: Options) -> SourceResult:
+def _transform(source: str, path: str, options: Options, sliced: bool = True) -> SourceResult:
     text, had_newline = _with_final_newline(source)
     unreadable = _cpython_verdict(text, path)
     if unreadable:
         return SourceResult(path, Status.SKIPPED, source, source, reason=unreadable)
-    result = SourceResult(path, Status.UNCHANGED, source, source)
     prechecks = _Prechecks()
-    candidates = [r for r in options.recipes if wants(r, text, prechecks)]
+    candidates, places = [], []
+    for recipe in options.recipes:
+        answer = _places(recipe, text, prechecks)
+        if answer:
+            candidates.append(recipe)
+            places = None if places is None or answer is True else places + list(answer)
     if not candidates:
-        return result
-    del prechecks  # its stdlib ast of a large file weighs as much as the fissix tree
+        return SourceResult(path, Status.UNCHANGED, source, source)
+    part = slicing.cut(text, prechecks.facts.tree, places) if places and sliced else None
+    del prechecks, places  # its stdlib ast of a large file weighs as much as the fissix tree
+    if part is not None:
+        result, final = _run(part.text, source, path, options, candidates)
+        final = part.restore(final) if final is not None and not result.errors \
+            and not part.touched_by(result.diagnostics) else None
+        if final is not None:
+            return _finished(result, final, source, had_newline, options)
+    result, final = _run(text, source, path, options, candidates)
+    return result if final is None else _finished(result, final, source, had_newline, options)
+
+
+def _run(text: str, source: str, path: str, options: Options,
+         candidates: List[Recipe]) -> Tuple[SourceResult, Optional[str]]:
+    """The fissix run of ``candidates`` over ``text`` (``source`` with a final
+    newline, or a slice of it): the result so far and the fixpoint's text
+    (None when fissix cannot parse it)."""
     try:
         tree = parse(text)
     except _Unparsable as err:
-        return SourceResult(path, Status.SKIPPED, source, source, reason=str(err))
+        return SourceResult(path, Status.SKIPPED, source, source, reason=str(err)), None
+    result = SourceResult(path, Status.UNCHANGED, source, source)
+    return result, _Fixpoint(path, options, result).run(text, tree, candidates)
 
-    final = _Fixpoint(path, options, result).run(text, tree, candidates)
+
+def _finished(result: SourceResult, final: str, source: str, had_newline: bool,
+              options: Options) -> SourceResult:
     if not options.isolated:
         result.output = final if had_newline else final[:-1]
     if result.errors:

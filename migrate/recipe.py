@@ -29,7 +29,7 @@ import contextvars
 import re
 import warnings
 from dataclasses import dataclass, field
-from typing import Callable, Literal, Optional, Tuple
+from typing import Callable, Dict, List, Literal, Optional, Sequence, Tuple, Union
 
 from fissix.pytree import Node
 
@@ -49,8 +49,11 @@ class Recipe:
     means "always run"). ``precheck``, when given, is a sharper necessary
     condition on a file the tokens let through, asked of its SourceFacts
     (the text and its stdlib ``ast``: CPython's C parser is several times
-    faster than fissix's): it must answer True for every file in which the
-    recipe could report anything.
+    faster than fissix's): it must answer truthy for every file in which the
+    recipe could report anything. It may answer True (anywhere) or the list
+    of ``ast`` nodes where a finding can be: then only the top-level
+    statements holding them (and what they need, migrate/slicing.py) are
+    parsed by fissix, so every finding must lie inside one of them.
     ``before_fails`` names what the runner must see go
     wrong in this recipe's `before` fixtures: ``"none-gradient"``,
     ``"graph-error"``, ``"completeness"``, or None for a behaviour-preserving
@@ -62,7 +65,7 @@ class Recipe:
     safety: Safety
     query: Callable
     tokens: Tuple[str, ...] = ()
-    precheck: Optional[Callable[["SourceFacts"], bool]] = None
+    precheck: Optional[Callable[["SourceFacts"], Union[bool, Sequence[ast.AST]]]] = None
     before_fails: Optional[str] = None
     doc: str = ""
 
@@ -100,6 +103,19 @@ class SourceFacts:
     @property
     def tree(self) -> ast.Module:
         return self._view("tree", self._parse)
+
+    def nodes(self, *types: type) -> List[ast.AST]:
+        """Every node of the tree of one of ``types`` (exact classes), from
+        one walk shared by every precheck: each precheck walking the whole
+        tree on its own cost more than the parse."""
+        index = self._view("nodes", self._index)
+        return [node for kind in types for node in index.get(kind, ())]
+
+    def _index(self) -> Dict[type, List[ast.AST]]:
+        index: Dict[type, List[ast.AST]] = {}
+        for node in ast.walk(self.tree):
+            index.setdefault(type(node), []).append(node)
+        return index
 
     def derived(self, name: str, build: Callable[["SourceFacts"], object]):
         """``build(self)``, computed once per text and shared by every

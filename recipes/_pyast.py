@@ -12,7 +12,7 @@ import ast
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Dict, Iterator, List, Optional, Pattern, Sequence, Set, Tuple
+from typing import Dict, Iterator, List, Optional, Pattern, Sequence, Set, Tuple, Union
 
 from migrate.recipe import SourceFacts
 
@@ -122,19 +122,19 @@ def tapes(facts: SourceFacts) -> List[Tuple[ast.AST, str]]:
 
 def _collect_tapes(facts: SourceFacts) -> List[Tuple[ast.AST, str]]:
     found = []
-    for node in ast.walk(facts.tree):
-        if isinstance(node, (ast.With, ast.AsyncWith)):
-            for item in node.items:
-                call = item.context_expr
-                if (isinstance(call, ast.Call) and isinstance(item.optional_vars, ast.Name)
-                        and (dotted(call.func) or "").rpartition(".")[2] == "GradientTape"):
-                    found.append((node, item.optional_vars.id))
+    for node in facts.nodes(ast.With, ast.AsyncWith):
+        for item in node.items:
+            call = item.context_expr
+            if (isinstance(call, ast.Call) and isinstance(item.optional_vars, ast.Name)
+                    and (dotted(call.func) or "").rpartition(".")[2] == "GradientTape"):
+                found.append((node, item.optional_vars.id))
     return found
 
 
-def method_calls(scope: ast.AST, receiver: str, method: str) -> Iterator[ast.Call]:
-    """Calls ``receiver.method(...)`` inside ``scope``."""
-    for node in ast.walk(scope):
+def method_calls(scope: Union[ast.AST, SourceFacts], receiver: str, method: str) -> Iterator[ast.Call]:
+    """Calls ``receiver.method(...)`` inside ``scope``: a node, or a file's
+    SourceFacts (its whole tree, from the shared index)."""
+    for node in scope.nodes(ast.Call) if isinstance(scope, SourceFacts) else ast.walk(scope):
         if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
                 and node.func.attr == method and isinstance(node.func.value, ast.Name)
                 and node.func.value.id == receiver):

@@ -116,6 +116,7 @@ from __future__ import annotations
 
 import ast
 import re
+from bisect import bisect_left, bisect_right
 import textwrap
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Set
@@ -125,7 +126,7 @@ from fissix.pgen2 import token
 from migrate.recipe import Recipe, SourceFacts, propose
 from recipes._model import Kind, model_of
 from recipes._model.imports import CONVENTIONAL
-from recipes._pyast import Declarations, assigned_names, declarations, dotted, may_import
+from recipes._pyast import tapes, Declarations, assigned_names, declarations, dotted, may_import
 from recipes._fissix import (
     add_import, bindings, call_parts, contains, dotted_name, enclosing,
     insert_after, is_call, is_full_slice, is_name, is_sole_statement_on_line, literal_elements,
@@ -1193,6 +1194,7 @@ _SUBSCRIPT_ASSIGNMENT = re.compile(r"\](?:[ \t]|\\\r?\n)*=(?!=)")
 class _FunctionFacts:
     """What the precheck saw in one outermost function."""
 
+    node: ast.AST
     bound: Set[str] = field(default_factory=set)
     filled: Set[str] = field(default_factory=set)
     calls_numpy: bool = False
@@ -1205,9 +1207,9 @@ _MAY_OPEN_A_CONTEXT = re.compile(r"GradientTape|\bfunction\s*\(")
 _TENSOR_MODULES = ("tensorflow", "keras", "tf_keras")
 
 
-def _may_fill_a_numpy_buffer(facts: SourceFacts) -> bool:
-    """Precheck: the file imports NumPy (Imports.numpy_function) and, in one
-    function (nested ones included), a name is bound to one of its
+def _may_fill_a_numpy_buffer(facts: SourceFacts) -> List[ast.AST]:
+    """Precheck: the file imports NumPy (Imports.numpy_function) and, in the
+    outermost functions returned (nested ones included), a name is bound to one of its
     factories and subscript-assigned, or a NumPy function (on a list of
     tensors or a tensor?) is called while the file may hold a gradient
     context (a Keras method, a decorator, a tape or ``tf.function(fn)``: a
@@ -1216,7 +1218,7 @@ def _may_fill_a_numpy_buffer(facts: SourceFacts) -> bool:
     ``self.<layer>(...)`` call, a model whose weights are read, or a name
     bound by importing TensorFlow or Keras, or presumed)."""
     if not may_import(facts, ("numpy",)) and "np" not in facts.text:
-        return False  # no NumPy import, no presumed `np`
+        return []  # no NumPy import, no presumed `np`
     table = declarations(facts)
     imports = Imports.of(table)
     tensor_names = {"tf", "keras", "layers"}.union(
@@ -1230,7 +1232,7 @@ def _may_fill_a_numpy_buffer(facts: SourceFacts) -> bool:
     while stack:
         node, function = stack.pop()
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):  # nested ones too
-            function = function or functions.setdefault(id(node), _FunctionFacts())
+            function = function or functions.setdefault(id(node), _FunctionFacts(node))
             contexts |= node.name in _GRADIENT_METHODS or bool(node.decorator_list)
         elif function is None:
             pass  # buffers outside any function are left alone
@@ -1252,8 +1254,56 @@ def _may_fill_a_numpy_buffer(facts: SourceFacts) -> bool:
                 or isinstance(node, ast.Attribute) and node.attr in _MODEL_WEIGHTS:
             makes_tensors = True  # _model_call: a model whose weights are read
         stack.extend((child, function) for child in ast.iter_child_nodes(node))
-    return makes_tensors and any(assigns_subscripts and not f.bound.isdisjoint(f.filled)
-                                 or f.calls_numpy and contexts for f in functions.values())
+    if not makes_tensors:
+        return []
+    found = [f.node for f in functions.values() if assigns_subscripts and not f.bound.isdisjoint(f.filled)]
+    calling = [f.node for f in functions.values() if f.calls_numpy and f.node not in found] if contexts else []
+    if calling:
+        starts = _may_run_in_a_context(facts)
+        found += [node for node in calling
+                  if bisect_right(starts, node.end_lineno) > bisect_left(starts, node.lineno)]
+    return found
+
+
+def _may_run_in_a_context(facts: SourceFacts) -> List[int]:
+    """Sorted first lines of the tapes and of the functions that may run in
+    a gradient context, by name (a superset of the model's Contexts):
+    functions named like a Keras method, decorated ones, names passed to a
+    ``...function(...)`` call, what a tape body or any of them calls by name
+    (``f(...)``, ``x.f(...)``), and the functions nested in them."""
+    by_name: Dict[str, list] = {}
+    for node in facts.nodes(ast.FunctionDef, ast.AsyncFunctionDef):
+        by_name.setdefault(node.name, []).append(node)
+    pending = [node for nodes in by_name.values() for node in nodes
+               if node.name in _GRADIENT_METHODS or node.decorator_list]
+    wrapped = [call for call in facts.nodes(ast.Call)
+               if (dotted(call.func) or "").rpartition(".")[2] == "function"]
+    scopes = [stmt for stmt, _ in tapes(facts)] + wrapped
+    starts = [stmt.lineno for stmt, _ in tapes(facts)]
+    seen: Set[int] = set()
+    while pending or scopes:
+        if scopes:  # a tape or a tf.function(...) call: every name in it
+            named = (node for node in ast.walk(scopes.pop()) if isinstance(node, _NAMING))
+        else:
+            function = pending.pop()
+            if id(function) in seen:
+                continue
+            seen.add(id(function))
+            starts.append(function.lineno)
+            named = (node.func if isinstance(node, ast.Call) else node
+                     for node in ast.walk(function) if isinstance(node, (ast.Call,) + _FUNCTIONS))
+        for node in named:
+            if isinstance(node, _FUNCTIONS):
+                pending.append(node)
+            elif isinstance(node, ast.Name):
+                pending.extend(by_name.get(node.id, ()))
+            elif isinstance(node, ast.Attribute):
+                pending.extend(by_name.get(node.attr, ()))
+    return sorted(starts)
+
+
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_NAMING = (ast.Name, ast.Attribute) + _FUNCTIONS
 
 
 RECIPE = Recipe(

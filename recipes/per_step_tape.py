@@ -385,18 +385,21 @@ def _modify(node, capture, filename):
             _bind(place, expr, found, feeds, taken)
 
 
-def _may_watch_an_expression(facts: SourceFacts) -> bool:
-    """Precheck: a ``with ...GradientTape() as tape:`` body calls
-    ``tape.watch`` on something other than a plain name (``(x)`` counts:
-    the recipe sees an expression there, so any second parenthesis does)."""
+def _may_watch_an_expression(facts: SourceFacts) -> List[ast.AST]:
+    """Precheck: the ``with ...GradientTape() as tape:`` statements whose
+    body calls ``tape.watch`` on something other than a plain name (``(x)``
+    counts: the recipe sees an expression there, so any second parenthesis
+    does)."""
+    found = []
     for stmt, tape in tapes(facts):
         for call in method_calls(stmt, tape, "watch"):
             items = [item for arg in call.args
                      for item in (arg.elts if isinstance(arg, (ast.List, ast.Tuple)) else [arg])]
             if not all(isinstance(item, ast.Name) for item in items + call.keywords) \
                     or source_segment(facts, call).count("(") > 1:
-                return True
-    return False
+                found.append(stmt)
+                break
+    return found
 
 
 RECIPE = Recipe(

@@ -62,6 +62,7 @@ CAVEATS:
 
 from __future__ import annotations
 
+import ast
 import re
 from typing import List, Optional, Set, Tuple
 
@@ -251,16 +252,17 @@ def _modify(call_node, capture, filename):
         value.append_child(s.parse_expression(f"x[:, {index}]").children[-1].clone())
 
 
-def _may_differentiate_a_watched_input(facts: SourceFacts) -> bool:
+def _may_differentiate_a_watched_input(facts: SourceFacts) -> List[ast.AST]:
     """Precheck: a ``with ...GradientTape() as tape:`` body calls
     ``tape.watch`` and the file calls ``tape.gradient`` with two arguments
-    or more."""
+    or more: those tapes and calls."""
+    found = []
     for stmt, tape in tapes(facts):
-        if any(method_calls(stmt, tape, "watch")) and any(
-                len(call.args) + len(call.keywords) >= 2
-                for call in method_calls(facts.tree, tape, "gradient")):
-            return True
-    return False
+        if any(method_calls(stmt, tape, "watch")):
+            calls = [call for call in method_calls(facts, tape, "gradient")
+                     if len(call.args) + len(call.keywords) >= 2]
+            found.extend([stmt] + calls if calls else [])
+    return found
 
 
 RECIPE = Recipe(

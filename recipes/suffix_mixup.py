@@ -208,11 +208,12 @@ def _modify(node, capture, filename):
                 leaf.changed()
 
 
-def _may_mix_suffixes(facts: SourceFacts) -> bool:
-    """Precheck: ``name_N = <arithmetic or a call>`` (or ``nameN = ...``)
-    reading a name with another number."""
-    for node in ast.walk(facts.tree):
-        if not (isinstance(node, ast.Assign) and len(node.targets) == 1
+def _may_mix_suffixes(facts: SourceFacts) -> List[ast.AST]:
+    """Precheck: the assignments ``name_N = <arithmetic or a call>`` (or
+    ``nameN = ...``) reading a name with another number."""
+    found = []
+    for node in facts.nodes(ast.Assign):
+        if not (len(node.targets) == 1
                 and isinstance(node.targets[0], ast.Name)):
             continue
         target = _split(node.targets[0].id)
@@ -221,8 +222,8 @@ def _may_mix_suffixes(facts: SourceFacts) -> bool:
         inside = list(ast.walk(node.value))
         if any(isinstance(n, (ast.BinOp, ast.UnaryOp, ast.Call)) for n in inside) and any(
                 isinstance(n, ast.Name) and (_split(n.id) or target).n != target.n for n in inside):
-            return True
-    return False
+            found.append(node)
+    return found
 
 
 RECIPE = Recipe(

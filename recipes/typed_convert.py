@@ -51,7 +51,7 @@ CAVEATS:
 from __future__ import annotations
 
 import ast
-from typing import Optional
+from typing import List, Optional
 
 from fissix.pgen2 import token
 
@@ -261,8 +261,8 @@ def _fold_pair(stmt, capture, filename) -> None:
     s.remove_statement(later)
 
 
-def _may_cast_a_conversion(facts: SourceFacts) -> bool:
-    """Precheck: a ``<anything>.cast(...)`` call's argument is a one-argument
+def _may_cast_a_conversion(facts: SourceFacts) -> List[ast.AST]:
+    """Precheck: the ``<anything>.cast(...)`` calls whose argument is a one-argument
     ``convert_to_tensor`` call, or a name some assignment binds to one. Any
     module spelling passes (``tf``, ``tensorflow.compat.v2`` as ``tf``, an
     alias presumed for a pasted snippet): the model decides."""
@@ -272,15 +272,14 @@ def _may_cast_a_conversion(facts: SourceFacts) -> bool:
         return bool(name) and name.rpartition(".")[2] == "convert_to_tensor" \
             and len(node.args) + len(node.keywords) == 1
 
-    converted, cast_args = set(), []
-    for node in ast.walk(facts.tree):
+    converted, casts = set(), []
+    for node in facts.nodes(ast.Assign, ast.Call):
         if isinstance(node, ast.Assign) and is_conversion(node.value):
             converted.update(assigned_names(node))
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "cast":
-            cast_args.extend(node.args)
-            cast_args.extend(k.value for k in node.keywords)
-    return any(is_conversion(arg) or (isinstance(arg, ast.Name) and arg.id in converted)
-               for arg in cast_args)
+            casts.extend((node, arg) for arg in node.args + [k.value for k in node.keywords])
+    return [cast for cast, arg in casts
+            if is_conversion(arg) or (isinstance(arg, ast.Name) and arg.id in converted)]
 
 
 RECIPE = Recipe(

@@ -53,7 +53,7 @@ from __future__ import annotations
 import ast
 import bisect
 import re
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Dict, List, Optional, Set, Tuple, Union
 
 from fissix.pgen2 import token
 
@@ -254,10 +254,11 @@ def _modify(node, capture, filename) -> None:
         remove_statement(stmt)
 
 
-def _may_hold_an_unused_instance(facts: SourceFacts) -> bool:
-    """Precheck: some function or module scope binds a name to a call of a
-    Keras class (KerasNames: any import spelling, or a presumed alias) and no
-    code inside that scope loads the name (one walk of the ``ast``)."""
+def _may_hold_an_unused_instance(facts: SourceFacts) -> Union[bool, List[ast.AST]]:
+    """Precheck: the functions that bind a name to a call of a Keras class
+    (KerasNames: any import spelling, or a presumed alias) and load it
+    nowhere inside (one walk of the ``ast``); True for such a name at module
+    level (a load anywhere counts, so the whole file matters)."""
     found = declarations(facts)
     keras = KerasNames(found, found.class_bases)
     tree = facts.tree
@@ -280,7 +281,8 @@ def _may_hold_an_unused_instance(facts: SourceFacts) -> bool:
               and keras.is_keras_class(dotted(node.value.func) or ".")):
             built.extend((chain[-1], name) for name in assigned_names(node) if name != "_")
         stack.extend((child, chain, in_class) for child in ast.iter_child_nodes(node))
-    return any(name not in loaded[id(scope)] for scope, name in built)
+    unused = [scope for scope, name in built if name not in loaded[id(scope)]]
+    return True if any(scope is tree for scope in unused) else unused
 
 
 RECIPE = Recipe(

@@ -493,13 +493,15 @@ def _vectorize(loop: SampleLoop, function, tensorflow) -> None:
     remove_statement(creation)
 
 
-def _may_loop_over_samples(facts: SourceFacts) -> bool:
-    """Precheck: with ``import tensorflow [as tf]``, a ``for i in range(...)``
-    loop ends with ``buf = buf.write(...)``, or a function ends with it and
-    a ``return`` (the body of a ``tf.while_loop``)."""
+def _may_loop_over_samples(facts: SourceFacts) -> List[ast.AST]:
+    """Precheck: with ``import tensorflow [as tf]``, the ``for i in
+    range(...)`` loops ending with ``buf = buf.write(...)``, and the
+    functions ending with it and a ``return`` (the body of a
+    ``tf.while_loop``)."""
     if not may_import(facts, ("tensorflow",)) or not declarations(facts).module_aliases("tensorflow"):
-        return False
-    for node in ast.walk(facts.tree):
+        return []
+    found = []
+    for node in facts.nodes(ast.For, ast.FunctionDef):
         if isinstance(node, ast.For) and isinstance(node.target, ast.Name) \
                 and isinstance(node.iter, ast.Call) and dotted(node.iter.func) == "range":
             last = node.body[-1]
@@ -510,8 +512,8 @@ def _may_loop_over_samples(facts: SourceFacts) -> bool:
             continue
         if isinstance(last, ast.Assign) and isinstance(last.value, ast.Call) \
                 and isinstance(last.value.func, ast.Attribute) and last.value.func.attr == "write":
-            return True
-    return False
+            found.append(node)
+    return found
 
 
 RECIPE = Recipe(

@@ -3,10 +3,12 @@
 For every .py file under the given directories (default: the installed
 tf_keras, keras and tensorflow/python sources, as scripts/corpus_sweep.py),
 the engine runs every recipe with unsafe fixes on, in `check` mode
-(isolated) and in `fix` mode (chained), once as shipped and once with every
-recipe's tokens and precheck removed. Any file whose status, output or
-findings differ is printed: a precheck that stopped a file the recipe would
-have reported on. One difference is expected and listed apart: a file
+(isolated) and in `fix` mode (chained), once as shipped (sliced: fissix parses
+only the top-level statements the prechecks point at, migrate/slicing.py),
+once shipped but parsing the whole text, and once with every recipe's
+tokens and precheck removed. Any file whose status, output or findings
+differ is printed: a precheck that stopped a file the recipe would have
+reported on, or a slice that lost what a finding depends on. One difference is expected and listed apart: a file
 fissix cannot parse is "skipped" when parsed, but "unchanged" when no recipe
 can match it and so it is never parsed. Slow (the unfiltered run parses
 every file for every recipe): a few minutes on 2 cores.
@@ -32,10 +34,12 @@ SHIPPED = tuple(all_recipes().values())
 UNFILTERED = tuple(dataclasses.replace(r, tokens=(), precheck=None) for r in SHIPPED)
 
 
-def _answer(source: str, recipes, isolated: bool) -> tuple:
-    result = transform(source, "file.py", Options(recipes, unsafe_fixes=True, isolated=isolated))
+def _answer(source: str, recipes, isolated: bool, sliced: bool = True) -> tuple:
+    result = transform(source, "file.py", Options(recipes, unsafe_fixes=True, isolated=isolated),
+                       sliced=sliced)
     return (result.status, result.output,
-            [(d.recipe, d.line, d.column, d.message, d.applied) for d in result.diagnostics])
+            [(d.recipe, d.line, d.column, d.end_line, d.end_column, d.message, d.applied, d.fix,
+              d.after) for d in result.diagnostics])
 
 
 def compare(path: str) -> Tuple[str, List[str], bool]:
@@ -48,7 +52,9 @@ def compare(path: str) -> Tuple[str, List[str], bool]:
     for mode, isolated in (("check", True), ("fix", False)):
         shipped, unfiltered = _answer(source, SHIPPED, isolated), _answer(source, UNFILTERED, isolated)
         found = found or bool(shipped[2])
-        if shipped[1:] != unfiltered[1:]:
+        if shipped != _answer(source, SHIPPED, isolated, sliced=False):
+            differ.append(f"{mode}: sliced")
+        elif shipped[1:] != unfiltered[1:]:
             differ.append(f"{mode}: findings or output")
         elif shipped[0] != unfiltered[0]:
             expected = (shipped[0], unfiltered[0]) == (Status.UNCHANGED, Status.SKIPPED) \
@@ -77,7 +83,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                 changed += any(not d.endswith("never parsed") for d in differ)
                 print(f"{path}: {'; '.join(differ)}", flush=True)
     print(f"{len(paths)} files, {with_findings} with findings, {changed} answer(s) changed "
-          "by the prefilter")
+          "by the prefilter or the slicing")
     return 1 if changed else 0
 
 if __name__ == "__main__":

@@ -62,8 +62,20 @@ other programs must pass every check. Negative fixtures (a before without an
 after) and the originals of a rewrite are run and shown, not judged.
 """
 
-from .report import Check, Pair, ProgramReport, Report
-from .verify import VerifyOptions, verify, verify_fixed, verify_rewrite
+import importlib
+
+# imported on first use: `tf-migrate check` loads this package for the
+# `verify` command's signature only (migrate/runner/command.py)
+_PUBLIC = {"Check": "report", "Pair": "report", "ProgramReport": "report", "Report": "report",
+           "VerifyOptions": "verify", "verify": "verify", "verify_fixed": "verify",
+           "verify_rewrite": "verify"}
+
+
+def __getattr__(name: str):
+    if name not in _PUBLIC:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f".{_PUBLIC[name]}", __name__), name)
+
 
 __all__ = ["Check", "Pair", "ProgramReport", "Report", "VerifyOptions", "verify",
            "verify_fixed", "verify_rewrite"]

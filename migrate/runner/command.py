@@ -13,10 +13,8 @@ from rich.console import Console
 from migrate.cache import default_dir
 from migrate.result import Diagnostic
 
-from . import runtimes
-from .render import render, to_json
-from .unfixed import unfixed_on_failures
-from .verify import VerifyOptions, verify, verify_fixed
+# the runner's own modules are imported when a command runs, not when the
+# CLI starts (a warm `check` never runs them)
 
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 
@@ -57,6 +55,10 @@ def verify_command(
         raise typer.BadParameter("use text or json", param_hint="--format")
     if keras not in ("2", "3"):
         raise typer.BadParameter("use 2 or 3", param_hint="--keras")
+    from . import runtimes
+    from .render import render, to_json
+    from .verify import VerifyOptions, verify
+
     try:
         chosen = runtimes.select(tf, keras, str(python) if python else None,
                                  cache_dir or default_dir(), refresh, err)
@@ -89,6 +91,11 @@ def verify_written(files: Sequence[Tuple[Path, str, Sequence[Diagnostic]]], cons
     files = [entry for entry in files if Path(entry[0]).suffix == ".py"]
     if not files:
         return 0
+    from . import runtimes
+    from .render import render
+    from .unfixed import unfixed_on_failures
+    from .verify import VerifyOptions, verify_fixed
+
     runtime = runtimes.tf23_if_ready(cache_dir)
     try:
         if runtime is None:
