@@ -181,7 +181,7 @@ def _transform(source: str, path: str, options: Options, sliced: bool = True) ->
         result, final = _run(part.text, source, path, options, candidates)
         final = part.restore(final) if final is not None and not result.errors \
             and not part.touched_by(result.diagnostics) else None
-        if final is not None:
+        if final is not None and _compiles(final, path):  # the restored text is checked too
             return _finished(result, final, source, had_newline, options)
     result, final = _run(text, source, path, options, candidates)
     return result if final is None else _finished(result, final, source, had_newline, options)

@@ -707,3 +707,14 @@ def test_cli_verify_exit_codes_and_json(tmp_path):
     text = CliRunner().invoke(app, ["verify", str(paths["trains.py"])])
     assert text.exit_code == 0, text.output
     assert "1 program run(s): 1 as expected, 0 not" in text.output
+
+
+def test_lazy_public_names_stay_the_functions_after_their_submodule_loads():
+    """`migrate.runner` imports its submodules on first use; importing the
+    submodule `verify` must not leave the package's `verify` bound to it."""
+    code = ("from migrate.runner import verify\nfrom migrate.runner import verify as again\n"
+            "import migrate.runner as runner\n"
+            "assert callable(verify) and again is verify and runner.verify is verify\n"
+            "assert callable(runner.verify_fixed) and callable(runner.VerifyOptions)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr

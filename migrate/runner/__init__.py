@@ -74,7 +74,11 @@ _PUBLIC = {"Check": "report", "Pair": "report", "ProgramReport": "report", "Repo
 def __getattr__(name: str):
     if name not in _PUBLIC:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f".{_PUBLIC[name]}", __name__), name)
+    value = getattr(importlib.import_module(f".{_PUBLIC[name]}", __name__), name)
+    # importing the submodule `verify` bound the package's `verify` to that
+    # module; the function it exports is the name's meaning from now on
+    globals()[name] = value
+    return value
 
 
 __all__ = ["Check", "Pair", "ProgramReport", "Report", "VerifyOptions", "verify",
