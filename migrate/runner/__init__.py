@@ -65,20 +65,17 @@ after) and the originals of a rewrite are run and shown, not judged.
 import importlib
 
 # imported on first use: `tf-migrate check` loads this package for the
-# `verify` command's signature only (migrate/runner/command.py)
+# `verify` command's signature only (migrate/runner/command.py). No submodule
+# may share a public name: importing it would bind the package's name to it.
 _PUBLIC = {"Check": "report", "Pair": "report", "ProgramReport": "report", "Report": "report",
-           "VerifyOptions": "verify", "verify": "verify", "verify_fixed": "verify",
-           "verify_rewrite": "verify"}
+           "VerifyOptions": "verification", "verify": "verification",
+           "verify_fixed": "verification", "verify_rewrite": "verification"}
 
 
 def __getattr__(name: str):
     if name not in _PUBLIC:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{_PUBLIC[name]}", __name__), name)
-    # importing the submodule `verify` bound the package's `verify` to that
-    # module; the function it exports is the name's meaning from now on
-    globals()[name] = value
-    return value
+    return getattr(importlib.import_module(f".{_PUBLIC[name]}", __name__), name)
 
 
 __all__ = ["Check", "Pair", "ProgramReport", "Report", "VerifyOptions", "verify",

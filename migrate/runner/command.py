@@ -57,7 +57,7 @@ def verify_command(
         raise typer.BadParameter("use 2 or 3", param_hint="--keras")
     from . import runtimes
     from .render import render, to_json
-    from .verify import VerifyOptions, verify
+    from .verification import VerifyOptions, verify
 
     try:
         chosen = runtimes.select(tf, keras, str(python) if python else None,
@@ -94,7 +94,7 @@ def verify_written(files: Sequence[Tuple[Path, str, Sequence[Diagnostic]]], cons
     from . import runtimes
     from .render import render
     from .unfixed import unfixed_on_failures
-    from .verify import VerifyOptions, verify_fixed
+    from .verification import VerifyOptions, verify_fixed
 
     runtime = runtimes.tf23_if_ready(cache_dir)
     try:
