@@ -64,7 +64,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import List, Optional, Set, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
 from fissix.pgen2 import token
 
@@ -255,13 +255,21 @@ def _modify(call_node, capture, filename):
 def _may_differentiate_a_watched_input(facts: SourceFacts) -> List[ast.AST]:
     """Precheck: a ``with ...GradientTape() as tape:`` body calls
     ``tape.watch`` and the file calls ``tape.gradient`` with two arguments
-    or more: those tapes and calls."""
-    found = []
+    or more: those tapes and calls. The calls are indexed by receiver once
+    (a scan of the file's calls per tape made a file of many tapes quadratic)."""
+    gradient_calls: Dict[str, List[ast.Call]] = {}
+    for call in facts.nodes(ast.Call):
+        func = call.func
+        if isinstance(func, ast.Attribute) and func.attr == "gradient" \
+                and isinstance(func.value, ast.Name) and len(call.args) + len(call.keywords) >= 2:
+            gradient_calls.setdefault(func.value.id, []).append(call)
+    found, listed = [], set()
     for stmt, tape in tapes(facts):
-        if any(method_calls(stmt, tape, "watch")):
-            calls = [call for call in method_calls(facts, tape, "gradient")
-                     if len(call.args) + len(call.keywords) >= 2]
-            found.extend([stmt] + calls if calls else [])
+        if tape in gradient_calls and any(method_calls(stmt, tape, "watch")):
+            found.append(stmt)
+            if tape not in listed:
+                listed.add(tape)
+                found.extend(gradient_calls[tape])
     return found
 
 

@@ -275,3 +275,20 @@ def test_scalar_target_knows_a_model_like_name_bound_to_a_function_is_no_model()
             return tape.gradient(y, x)
         """, "scalar-target")
     assert not result.diagnostics
+
+
+def test_precheck_names_each_place_once_however_many_tapes_share_a_name():
+    """Fifty tapes all called `tape`: the precheck points at each tape and
+    each two-argument `tape.gradient` call once (it used to list every
+    file's calls again for each tape: 50 + 50 * 50 places)."""
+    import ast
+
+    from migrate.recipe import SourceFacts
+    from recipes.scalar_target import RECIPE
+
+    block = ("def f{n}(model, x):\n    with tf.GradientTape() as tape:\n        tape.watch(x)\n"
+             "        y = model(x)\n    return tape.gradient(y, x)\n\n")
+    facts = SourceFacts("import tensorflow as tf\n\n" + "".join(block.format(n=n) for n in range(50)))
+    places = RECIPE.precheck(facts)
+    assert len(places) == len({id(p) for p in places}) == 100
+    assert sum(isinstance(p, ast.With) for p in places) == 50
