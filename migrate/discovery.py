@@ -14,7 +14,7 @@ import shutil
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
+from typing import Iterable, Iterator, List, Optional, Sequence, Tuple
 
 
 SUFFIXES = (".py", ".ipynb")
@@ -57,14 +57,14 @@ def _walk(root: Path, excluded: List[_Rule],
     """(path, real path) of each file under ``root``, directory by directory
     in sorted order, files before subdirectories (as ``os.walk`` top-down).
     Only a symlink is resolved: a plain entry's real path is its parent's
-    plus its name, which keeps a large tree cheap to walk."""
+    plus its name, which keeps a large tree cheap to walk. Each folder
+    carries the .gitignore rules of the folders above it."""
     repository = _Repository.around(root)
-    ignores = repository.gitignores_above(root)
+    first = [(_cut(d), rules) for d, rules in repository.gitignores_above(root)]
     visited = set()
-    filtering = bool(excluded) or repository.has_rules(ignores)
-    stack = [(root, root)]
+    stack = [(root, root, first)]
     while stack:
-        here, real = stack.pop()
+        here, real, above = stack.pop()
         if real in visited or not _inside(real, root):
             problems.append(f"{here}: symlink loop, not followed" if real in visited
                             else f"{here}: symlink out of {root}, not followed")
@@ -77,22 +77,23 @@ def _walk(root: Path, excluded: List[_Rule],
             problems.append(f"{err.filename}: cannot list ({err.strerror})")
             continue
         if any(entry.name == ".gitignore" and entry.is_file() for entry in entries):
-            filtering = _read_gitignore(here, ignores, problems) or filtering
+            own = _read_gitignore(here, problems)
+            above = [(_cut(here), own)] + above if own else above
+        chain = ([(_cut(root), excluded)] if excluded else []) + above + \
+            [(_cut(repository.top), rules) for rules in repository.below_gitignores if rules]
         subdirectories = []
         for entry in entries:
             path = here / entry.name
             if _is_dir(entry):
-                if entry.name in ALWAYS_SKIPPED or (
-                        filtering and _ignored(path, True, root, excluded, ignores, repository)):
+                if entry.name in ALWAYS_SKIPPED or (chain and _ignored(str(path), True, chain)):
                     continue
                 target = _real(path) if entry.is_symlink() else real / entry.name
                 if target is None:
                     problems.append(f"{path}: symlink loop, not followed")
                 else:
-                    subdirectories.append((path, target))
+                    subdirectories.append((path, target, above))
                 continue
-            if not entry.name.endswith(SUFFIXES) or (
-                    filtering and _ignored(path, False, root, excluded, ignores, repository)):
+            if not entry.name.endswith(SUFFIXES) or (chain and _ignored(str(path), False, chain)):
                 continue
             target = _real(path) if entry.is_symlink() else real / entry.name
             if target is None:
@@ -112,16 +113,15 @@ def _is_dir(entry: os.DirEntry) -> bool:
         return False
 
 
-def _read_gitignore(here: Path, ignores: Dict[Path, List[_Rule]], problems: List[str]) -> bool:
-    """Add ``here/.gitignore``'s rules to ``ignores``; True when it has some."""
+def _read_gitignore(here: Path, problems: List[str]) -> List[_Rule]:
+    """``here/.gitignore``'s rules (none when it cannot be read: a problem)."""
     gitignore = here / ".gitignore"
     try:
         lines = gitignore.read_text(errors="replace").splitlines()
     except OSError as err:
         problems.append(f"{gitignore}: cannot read ({err.strerror})")
-        return False
-    ignores[here] = _rules(lines)
-    return bool(ignores[here])
+        return []
+    return _rules(lines)
 
 
 @dataclass
@@ -142,13 +142,12 @@ class _Repository:
         files = [_common_git_dir(top / ".git") / "info" / "exclude", _global_excludes_file(top)]
         return cls(top, [_rules(_lines(f)) for f in files if f is not None])
 
-    def gitignores_above(self, root: Path) -> Dict[Path, List[_Rule]]:
-        """The rules of the .gitignore files from the top down to ``root``'s parent."""
+    def gitignores_above(self, root: Path) -> List[Tuple[Path, List[_Rule]]]:
+        """(folder, rules) of the .gitignore files with rules from ``root``'s
+        parent up to the top, deepest first."""
         folders = [d for d in root.parents if d == self.top or self.top in d.parents]
-        return {d: _rules(_lines(d / ".gitignore")) for d in folders if (d / ".gitignore").is_file()}
-
-    def has_rules(self, ignores: Dict[Path, List[_Rule]]) -> bool:
-        return any(ignores.values()) or any(self.below_gitignores)
+        found = [(d, _rules(_lines(d / ".gitignore"))) for d in folders if (d / ".gitignore").is_file()]
+        return [(d, rules) for d, rules in found if rules]
 
 
 def _common_git_dir(dot_git: Path) -> Path:
@@ -196,7 +195,10 @@ def _real(path: Path) -> Optional[Path]:
 
 
 def _inside(path: Path, root: Path) -> bool:
-    return path == root or root in path.parents
+    """``path`` is ``root`` or below it (both resolved; compared as text,
+    which a walk of thousands of files can afford and ``Path.parents`` not)."""
+    inner, outer = str(path), str(root)
+    return inner == outer or inner.startswith(outer if outer.endswith(os.sep) else outer + os.sep)
 
 
 @dataclass(frozen=True)
@@ -239,27 +241,25 @@ def _itself(regex: re.Pattern) -> re.Pattern:
     return re.compile(f"(?:{regex.pattern})(?({mark})(?!))")
 
 
-def _ignored(path: Path, is_dir: bool, root: Path, excluded: List[_Rule],
-             ignores: Dict[Path, List[_Rule]], repository: _Repository) -> bool:
+def _cut(folder: Path) -> int:
+    """How many characters of a path below ``folder`` make it relative to it."""
+    text = str(folder)
+    return len(text) if text.endswith(os.sep) else len(text) + 1
+
+
+def _ignored(path: str, is_dir: bool, chain: List[Tuple[int, List[_Rule]]]) -> bool:
     """As git decides: --exclude first (as git's command-line patterns),
     then the .gitignore files from the path's own folder up to the
-    repository's top, then info/exclude and core.excludesFile; the first of
-    them with a line matching the path decides. A path in an ignored folder
-    is never asked about: the walk does not enter it, so no negation can
-    bring it back (git's rule)."""
-    verdict = _verdict(excluded, path.relative_to(root).as_posix(), is_dir)
-    for base in path.parents:
+    repository's top, then info/exclude and core.excludesFile: ``chain``,
+    each with the length of its folder's prefix (``_cut``). The first with
+    a line matching the path decides. A path in an ignored folder is never
+    asked about: the walk does not enter it, so no negation can bring it
+    back (git's rule)."""
+    for cut, rules in chain:
+        verdict = _verdict(rules, path[cut:].replace(os.sep, "/"), is_dir)
         if verdict is not None:
             return verdict
-        if base in ignores:
-            verdict = _verdict(ignores[base], path.relative_to(base).as_posix(), is_dir)
-        if base == repository.top:
-            break
-    for rules in repository.below_gitignores:
-        if verdict is not None:
-            break
-        verdict = _verdict(rules, path.relative_to(repository.top).as_posix(), is_dir)
-    return bool(verdict)
+    return False
 
 
 def _verdict(rules: List[_Rule], relative: str, is_dir: bool) -> Optional[bool]:
