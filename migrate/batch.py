@@ -24,8 +24,7 @@ from typing import Callable, Deque, Dict, Iterable, Iterator, List, Optional
 
 from . import files
 from .cache import Cache
-from .engine import Options, transform
-from .notebook import transform_notebook
+from .options import Options
 from .result import Diagnostic, SourceResult, Status, cell_label
 from .textdiff import line_map
 from .shard import Shard
@@ -61,9 +60,20 @@ def process(path: Path, options: Options) -> Outcome:
         source = files.read(path)
     except files.Unreadable as err:
         return Outcome(path, problem=str(err))
-    run = transform_notebook if path.suffix == ".ipynb" else transform
-    result = run(source.text, str(path), options)
+    result = engine_for(path)(source.text, str(path), options)
     return _checked(Outcome(path, result, source))
+
+
+def engine_for(path: Path) -> Callable[[str, str, Options], SourceResult]:
+    """The engine's ``transform`` (or the notebook one), imported on first
+    use: a run served from the cache never loads the parser."""
+    if path.suffix == ".ipynb":
+        from .notebook import transform_notebook
+
+        return transform_notebook
+    from .engine import transform
+
+    return transform
 
 
 def write(outcome: Outcome) -> None:
@@ -101,12 +111,7 @@ def left_after_fix(outcome: Outcome, options: Options, with_fixes: bool = False)
         return []  # the fixpoint left nothing
     text = result.output if outcome.written else result.source
     checked = replace(options, apply=with_fixes, isolated=True, unsafe_fixes=True)  # as `check` sees it
-    if outcome.path.suffix == ".ipynb":
-        from .notebook import transform_notebook
-
-        found = transform_notebook(text, str(outcome.path), checked).diagnostics
-    else:
-        found = transform(text, str(outcome.path), checked).diagnostics
+    found = engine_for(outcome.path)(text, str(outcome.path), checked).diagnostics
     if not outcome.written:
         return [Left(d, d.line) for d in found]
     before, after = units_of(outcome.path, result.source), units_of(outcome.path, text)
@@ -192,6 +197,8 @@ class _Workers:
             return None
         for _ in range(2):
             if self.pool is None:
+                from . import engine, notebook  # noqa: F401  loaded once, before the workers fork
+
                 self.pids = multiprocessing.get_context("fork").SimpleQueue()
                 self.pool = _fork_pool(self.jobs, self.options, self.pids)
             try:

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Iterable, Optional
 
 from . import __version__
-from .engine import Options
+from .options import Options
 from .files import atomic_write
 from .result import Diagnostic, Edit, SourceResult, Status
 

@@ -21,7 +21,7 @@ from rich.text import Text
 from . import batch, config, files, output, registry
 from .cache import default_dir as default_cache_dir
 from .discovery import discover
-from .engine import Options, transform
+from .options import Options
 from .result import Status
 from .runner.command import verify_command, verify_written
 from .shard import BadSelection, Shard, read_file_list
@@ -228,12 +228,7 @@ def _stdin_outcome(run: Run) -> batch.Outcome:
         # keep the bytes (no text): `fix -` echoes them, so an editor filter never empties a buffer
         undecoded = files.SourceFile(name, raw, "", "", False, "\n", 0o644, 0)
         return batch.Outcome(name, source=undecoded, problem=str(error))
-    if name.suffix == ".ipynb":
-        from .notebook import transform_notebook
-
-        result = transform_notebook(source.text, str(name), run.options)
-    else:
-        result = transform(source.text, str(name), run.options)
+    result = batch.engine_for(name)(source.text, str(name), run.options)
     outcome = batch.Outcome(name, result, source)
     if result.status in (Status.SKIPPED, Status.FAILED):
         outcome.problem = f"{name}: {result.reason}"

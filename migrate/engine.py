@@ -26,29 +26,12 @@ from . import prefilter, slicing, traversal
 from .edits import Owned, apply_edits, old_lines, pass_edits, split_lines
 from .recipe import PassContext, Recipe, SourceFacts
 from .reparse import reparse
+from .options import Options
 from .result import Diagnostic, Edit, SourceResult, Status
 
 __all__ = ["Options", "apply_edits", "check_output", "parse", "transform", "wants"]
 
 MAX_PASSES = 10  # a pass may leave a match for the next one (migrate/traversal.py)
-
-
-@dataclass(frozen=True)
-class Options:
-    """What a run enables. ``isolated`` leaves the input as it is and gives
-    each diagnostic's fix edits relative to the input (what `check --format
-    json` and editors need); findings that only appear once other fixes are
-    applied are reported with ``after`` and without edits. ``only``, when
-    given, names the findings whose fix may be applied, as (path, recipe,
-    line, column) of the input text (`fix --interactive` applies one finding
-    at a time); every other finding is reported, not applied."""
-
-    recipes: Tuple[Recipe, ...]
-    unsafe_fixes: bool = False
-    apply: bool = True
-    isolated: bool = False
-    recipe_options: Tuple[Tuple[str, object], ...] = ()
-    only: Optional[FrozenSet[Tuple[str, str, int, int]]] = None
 
 
 class _Unparsable(Exception):

@@ -13,7 +13,6 @@ from rich.table import Table
 from rich.text import Text
 
 from .batch import Left, Outcome, Summary
-from .notebook import NotebookResult
 from .result import Diagnostic
 from .textdiff import unified
 
@@ -34,7 +33,10 @@ def unified_diff(outcome: Outcome) -> str:
     result = outcome.result
     if result is None or not result.changed:
         return ""
-    if isinstance(result, NotebookResult):
+    if outcome.path.suffix == ".ipynb":
+        from .notebook import NotebookResult  # loaded by the run that made ``result``
+
+        assert isinstance(result, NotebookResult)
         return "".join(unified(cell.label, cell.source, cell.output)
                        for cell in result.cells if cell.output != cell.source)
     return unified(str(outcome.path), result.source, result.output)

@@ -195,11 +195,24 @@ def test_a_cached_change_is_still_written(tmp_path, monkeypatch):
     def no_engine(*args):
         raise AssertionError("the engine ran although the result was cached")
 
-    monkeypatch.setattr(batch, "transform", no_engine)
+    monkeypatch.setattr(batch, "engine_for", lambda path: no_engine)
     for outcome in batch.run([path], options, cache=Cache(tmp_path / "c", options)):
         batch.write(outcome)
         assert outcome.written
     assert path.read_text() == "x = new_api(0)\n"
+
+
+def test_a_check_served_by_the_cache_never_loads_the_parser(tmp_path):
+    """A warm run costs imports and hashes only: the engine (fissix's
+    parser, the fix loop) is loaded on the first cache miss, not before."""
+    make_tree(tmp_path / "tree", 3, body="import numpy as np\nx = np.zeros({i})\n")
+    probe = ("import atexit, sys\n"
+             "atexit.register(lambda: print('loaded:', 'migrate.engine' in sys.modules, file=sys.stderr))\n"
+             "from migrate.cli import main\nmain()\n")
+    argv = [sys.executable, "-c", probe, "check", str(tmp_path / "tree"), "--cache-dir", str(tmp_path / "c")]
+    runs = [subprocess.run(argv, capture_output=True, text=True, timeout=120) for _ in range(2)]
+    assert [run.returncode for run in runs] == [0, 0], runs[0].stderr
+    assert [run.stderr.strip().splitlines()[-1] for run in runs] == ["loaded: True", "loaded: False"]
 
 
 def test_key_covers_content_path_options_and_recipe_source(tmp_path):

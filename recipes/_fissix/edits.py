@@ -11,7 +11,6 @@ from typing import List, Tuple
 from fissix.pgen2 import token
 from fissix.pytree import Leaf
 
-from migrate.engine import parse
 from recipes._fissix.nodes import code, following_leaf, last_leaf, preceding_leaf, syms
 from recipes._fissix.scope import LAYOUT
 
@@ -28,6 +27,8 @@ def indent_of(stmt) -> str:
 
 @functools.lru_cache(maxsize=512)
 def _parsed(text: str):
+    from migrate.engine import parse  # not at import: a run served by the cache never parses
+
     return parse(text)
 
 
