@@ -178,7 +178,8 @@ def _transform(source: str, path: str, options: Options, sliced: bool = True) ->
     part = slicing.cut(text, prechecks.facts.tree, places) if places and sliced else None
     del prechecks, places  # its stdlib ast of a large file weighs as much as the fissix tree
     if part is not None:
-        result, final = _run(part.text, source, path, options, candidates)
+        with part.running():
+            result, final = _run(part.text, source, path, options, candidates)
         final = part.restore(final) if final is not None and not result.errors \
             and not part.touched_by(result.diagnostics) else None
         if final is not None and _compiles(final, path):  # the restored text is checked too

@@ -131,7 +131,7 @@ from recipes._fissix import (
     add_import, bindings, call_parts, contains, dotted_name, enclosing,
     insert_after, is_call, is_full_slice, is_name, is_sole_statement_on_line, literal_elements,
     name_reads,
-    parse_expression, per_tree, find_root, remove_statement, replace_statement, scope_nodes,
+    parse_expression, per_tree, find_root, remove_statement, replace_statement, scope_names, scope_nodes,
     source, start, statement_of, subscript_parts, syms,
 )
 
@@ -902,10 +902,7 @@ def _lift_loop(loop, buffers: List[Buffer], tf: str) -> None:
 
 def _fresh_name(wanted: str, node) -> str:
     """``wanted``, or ``wanted_2``... when the file already uses the name."""
-    root = node
-    while root.parent is not None:
-        root = root.parent
-    taken = {leaf.value for leaf in root.leaves() if leaf.type == token.NAME}
+    taken = scope_names(find_root(node))
     name, number = wanted, 2
     while name in taken:
         name, number = f"{wanted}_{number}", number + 1
