@@ -21,6 +21,7 @@ import re
 from bisect import bisect_right
 from contextlib import contextmanager
 from contextvars import ContextVar
+from itertools import accumulate
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set
 
@@ -156,7 +157,7 @@ def cut(text: str, tree: ast.Module, places: Iterable[ast.AST]) -> Optional[Slic
     if MARK in text:
         return None
     lines = _LINE.findall(text)
-    statements = _statements(tree, lines)
+    statements = _statements(tree, text, lines)
     starts = [s.first + 1 for s in statements]
     kept: Set[int] = {i for i, s in enumerate(statements) if _pinned(s, i)}
     for place in places:
@@ -189,15 +190,21 @@ def _placeholder(index: int) -> str:
     return f"{MARK} {index}"
 
 
-def _statements(tree: ast.Module, lines: List[str]) -> List[_Statement]:
+def _statements(tree: ast.Module, text: str, lines: List[str]) -> List[_Statement]:
     from recipes._model.flow import MUTATORS  # recipes import the engine: not at load
     found = []
     for node in tree.body:
         first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", ())]) - 1
         statement = _Statement(first, node.end_lineno - 1, node)
         _read(statement, lines, MUTATORS)
-        statement.module_wide |= any(_PAREN_WITH.search(lines[i]) for i in range(first, node.end_lineno))
         found.append(statement)
+    if _PAREN_WITH.search(text):  # ``with (a as b, ...)``: fissix may reject it
+        ends = list(accumulate(map(len, lines)))  # offset after each line
+        starts = [s.first + 1 for s in found]
+        for match in _PAREN_WITH.finditer(text):
+            index = _holder(starts, bisect_right(ends, match.start()) + 1)
+            if index is not None:
+                found[index].module_wide = True
     return found
 
 
@@ -265,11 +272,15 @@ def _read(statement: _Statement, lines: List[str], mutators: FrozenSet[str]) -> 
                 statement.module_wide |= bool(node.args.posonlyargs)
                 if not nested:
                     statement.functions.add(node.name)
+                for arg in _parameters(node.args):
+                    variables.add(arg.arg)
+                    statement.module_wide |= isinstance(arg.annotation, ast.Starred)  # *args: *Ts
             if not nested:
                 binds.add(node.name)
             statement.module_wide |= not all(map(_plain_decorator, node.decorator_list)) \
                 or bool(getattr(node, "type_params", None))
-            stack.extend((child, True) for child in ast.iter_child_nodes(node))
+            stack.extend((child, nested) for child in _evaluated_outside(node))
+            stack.extend((child, True) for child in node.body)
             continue
         elif kind is ast.Lambda:
             statement.module_wide |= bool(node.args.posonlyargs)
@@ -294,6 +305,33 @@ def _read(statement: _Statement, lines: List[str], mutators: FrozenSet[str]) -> 
         stack.extend((child, nested) for child in ast.iter_child_nodes(node))
     variables |= names
     leaves |= variables
+
+
+def _evaluated_outside(node) -> Iterator[ast.AST]:
+    """What a def or class statement evaluates where it stands, not in its
+    body: decorators, parameter defaults and annotations, bases and keywords
+    (a def's parameters bind in its body: _read takes their names)."""
+    yield from node.decorator_list
+    if isinstance(node, ast.ClassDef):
+        yield from node.bases
+        yield from node.keywords
+        return
+    arguments = node.args
+    yield from arguments.defaults
+    yield from (default for default in arguments.kw_defaults if default is not None)
+    yield from (arg.annotation for arg in _parameters(arguments) if arg.annotation is not None)
+    if node.returns is not None:
+        yield node.returns
+
+
+def _parameters(arguments: ast.arguments) -> Iterator[ast.arg]:
+    yield from arguments.posonlyargs
+    yield from arguments.args
+    if arguments.vararg is not None:
+        yield arguments.vararg
+    yield from arguments.kwonlyargs
+    if arguments.kwarg is not None:
+        yield arguments.kwarg
 
 
 def _root_name(node: ast.AST) -> Iterator[str]:
