@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from itertools import accumulate
 from dataclasses import dataclass, field
-from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set
+from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
 from .result import Diagnostic
 
@@ -302,9 +302,28 @@ def _read(statement: _Statement, lines: List[str], mutators: FrozenSet[str]) -> 
             statement.stops |= not nested
         elif kind in _NEWER:
             statement.module_wide = True
-        stack.extend((child, nested) for child in ast.iter_child_nodes(node))
+        for name in _fields(kind):  # ast.iter_child_nodes, without the Load/Store nodes
+            value = getattr(node, name)
+            if type(value) is list:
+                stack.extend((child, nested) for child in value if isinstance(child, ast.AST))
+            elif isinstance(value, ast.AST):
+                stack.append((value, nested))
     variables |= names
     leaves |= variables
+
+
+_NOT_NODES = frozenset({"ctx", "id", "attr", "arg", "name", "names", "module", "level", "kind",
+                        "type_comment", "is_async", "conversion", "n", "s"})
+_FIELDS: Dict[type, Tuple[str, ...]] = {}
+
+
+def _fields(kind: type) -> Tuple[str, ...]:
+    """The fields of an ``ast`` class that may hold nodes (``names`` of an
+    import is walked by _import)."""
+    found = _FIELDS.get(kind)
+    if found is None:
+        found = _FIELDS[kind] = tuple(f for f in kind._fields if f not in _NOT_NODES)
+    return found
 
 
 def _evaluated_outside(node) -> Iterator[ast.AST]:
