@@ -303,13 +303,14 @@ class Analysis:
     def settle_tensor_names(self) -> None:
         """Names bound to tensors, including buffers that will become
         TensorArrays (a nested buffer makes its outer buffer tensor-valued)."""
+        written = [(buffer, [w.children[-1] for w in self.writes(buffer)]) for buffer in self.buffers]
         while True:
             before = set(self.tensor_names)
             for name, values in self.bound.items():
-                if any(self.is_tensor(v) for v in values):
+                if name not in self.tensor_names and any(self.is_tensor(v) for v in values):
                     self.tensor_names.add(name)
-            for buffer in self.buffers:
-                if any(self.is_tensor(w.children[-1]) for w in self.writes(buffer)):
+            for buffer, values in written:
+                if buffer.name not in self.tensor_names and any(self.is_tensor(v) for v in values):
                     self.tensor_names.add(buffer.name)
             if self.tensor_names == before:
                 return
