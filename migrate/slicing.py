@@ -86,6 +86,7 @@ class _Statement:
     stops: bool = False  # module code that may not fall through: the model's walk stops there
     reads_attributes: bool = False  # getattr/hasattr/vars(x): attributes read by a string
     stops: bool = False  # may not fall through (return, raise, break, continue outside a def)
+    function_lines: List[Tuple[int, int]] = field(default_factory=list)  # (def line, last line) of its functions
     imports: bool = False  # holds an import
     imports_tf_np: bool = False  # imports from numpy or tensorflow (the import table's answers)
     module_wide: bool = False  # reaches the whole module (a call), or fissix may reject its syntax
@@ -153,7 +154,9 @@ class Slice:
 
 def cut(text: str, tree: ast.Module, places: Iterable[ast.AST]) -> Optional[Slice]:
     """The Slice of ``text`` keeping the top-level statements holding
-    ``places`` and their closure; None when nothing would be left out."""
+    ``places`` and their closure; None when nothing would be left out, or
+    when a place is not inside a function (recipes ask about its scope, the
+    module, by walking all of it)."""
     if MARK in text:
         return None
     lines = _LINE.findall(text)
@@ -161,9 +164,11 @@ def cut(text: str, tree: ast.Module, places: Iterable[ast.AST]) -> Optional[Slic
     starts = [s.first + 1 for s in statements]
     kept: Set[int] = {i for i, s in enumerate(statements) if _pinned(s, i)}
     for place in places:
-        index = _holder(starts, getattr(place, "lineno", 0))
-        if index is not None:
-            kept.add(index)
+        line = getattr(place, "lineno", 0)
+        index = _holder(starts, line)
+        if index is None or not any(a <= line <= b for a, b in statements[index].function_lines):
+            return None  # module-level code: recipes scan the module's scope, elided code too
+        kept.add(index)
     kept = _Closure(statements).of(kept)
     if len(kept) == len(statements):
         return None
@@ -269,6 +274,7 @@ def _read(statement: _Statement, lines: List[str], mutators: FrozenSet[str]) -> 
             if kind is ast.ClassDef:
                 statement.classes.add(node.name)
             else:
+                statement.function_lines.append((node.lineno, node.end_lineno))
                 statement.module_wide |= bool(node.args.posonlyargs)
                 if not nested:
                     statement.functions.add(node.name)

@@ -223,29 +223,36 @@ def test_call_sites_count_the_names_of_elided_statements():
 
 
 def test_a_fresh_name_avoids_the_names_of_elided_statements():
+    """numpy-accumulator names the loop function it writes `fill_<buffer>`,
+    unless the module spells that name anywhere: in a statement the slice
+    leaves out too."""
     text = textwrap.dedent('''\
+        import numpy as np
         import tensorflow as tf
 
-        model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
-        x = tf.ones((1, 3))
-        baseline = tf.zeros((1, 3))
-        alphas = [0.0, 0.5, 1.0]
-        path = tf.stack([baseline + a * (x - baseline) for a in alphas])
-        for i in range(3):
-            with tf.GradientTape() as tape:
-                tape.watch(path[i])
-                out = model(path[i])
-            g = tape.gradient(out, path[i])
+
+        class RowEncoder(tf.keras.Model):
+            def __init__(self, units=5):
+                super(RowEncoder, self).__init__()
+                self.units = units
+                self.encode = tf.keras.layers.Dense(units, activation="relu")
+
+            def call(self, inputs):
+                rows = np.zeros((inputs.shape[0], self.units))
+                for i in range(inputs.shape[0]):
+                    rows[i] = self.encode(inputs[i:i + 1])
+                return rows
 
 
         def unrelated():
-            path_step = 1
-            return path_step
+            fill_rows = 1
+            return fill_rows
         ''')
-    assert "unrelated" in _elided(text, 10)
-    sliced = transform(text, "t.py", Options(RECIPES, unsafe_fixes=True))
-    whole = transform(text, "t.py", Options(RECIPES, unsafe_fixes=True), sliced=False)
-    assert "path_step2 = baseline" in whole.output
+    assert "unrelated" in _elided(text, 12)
+    recipe = (all_recipes()["numpy-accumulator"],)
+    sliced = transform(text, "t.py", Options(recipe, unsafe_fixes=True))
+    whole = transform(text, "t.py", Options(recipe, unsafe_fixes=True), sliced=False)
+    assert "def fill_rows_2(" in whole.output
     assert (sliced.output, sliced.diagnostics) == (whole.output, whole.diagnostics)
 
 
@@ -351,3 +358,12 @@ def test_exports_stay():
             return __all__
         ''')
     assert _elided(text) == set()
+
+
+def test_a_place_outside_any_function_parses_the_whole_module():
+    """`_twins` of suffix-mixup, `name_leaves` of per-step-tape... scan a
+    module-level place's scope, the module: every statement of it."""
+    text = "import tensorflow as tf\nx_1 = tf.ones(3)\nb_2 = x_1 + 1\n\n\ndef other():\n    b_1 = 2\n    return b_1\n"
+    tree = ast.parse(text)
+    assert slicing.cut(text, tree, [tree.body[2]]) is None
+    assert slicing.cut(text, tree, [tree.body[3].body[0]]) is not None
