@@ -3,15 +3,16 @@
 fissix is pure Python, several times slower than CPython's parser; a file
 that passes every precheck because of one function would otherwise be
 parsed whole. The prechecks (stdlib ``ast``) say where each recipe's pattern
-can be; the fissix run then sees those top-level statements, all module
-code that is not a ``def``/``class`` and the closure of what the semantic
-model and the recipes can read across statements (see ``_closure``). Every
-other top-level statement's lines become placeholder comments, one per
-line, so positions stay those of the input; the output's placeholders are
-then put back. The names the elided statements hold are handed to the run
-(``unseen``) for the questions asked of the whole module by name.
-Any doubt (a placeholder lost, moved or edited; an edit touching one; an
-error) and the engine runs on the whole text instead.
+can be; the fissix run then sees the top-level statements holding those
+places, the module code that imports, may stop the model's walk or reaches
+the whole module, and the closure of what the semantic model and the
+recipes read across top-level statements (``_Closure``). Every other
+top-level statement's lines become placeholder comments, one per line, so
+positions stay those of the input; the output's placeholders are then put
+back. What the elided statements hold that is asked of the whole module by
+name (their NAME leaves) is handed to the run (``unseen``). Any doubt (a
+place outside every function; a placeholder lost, moved or edited; an edit
+touching one; an error) and the engine runs on the whole text instead.
 """
 
 from __future__ import annotations
@@ -32,8 +33,8 @@ _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n|$)")  # lines as CPython counts them
 _PAREN_WITH = re.compile(r"\bwith[ \t\f]*\(")
 _WORD = re.compile(r"\w+")
 _NUMBERED = re.compile(r"_\d+$")
-# calls whose reach is the whole module (recipes._model's _Readers): an
-# attribute read by a computed name, globals(), eval/exec
+# dynamic readers as recipes._model's _Readers counts them: attributes read by
+# a string (their names, or any attribute), every module name (globals(), eval, exec)
 _ATTRIBUTE_READERS = frozenset({"getattr", "hasattr"})
 _MODULE_READERS = frozenset({"globals", "eval", "exec"})
 _TF_NP = frozenset({"numpy", "tensorflow"})
