@@ -228,9 +228,16 @@ def _code_text(facts: SourceFacts) -> str:
     text = facts.text
     if sys.version_info < (3, 12) or not _F_STRING.search(text):
         text = _NOT_CODE.sub(_blank, text)
-    if text.isascii() or unicodedata.is_normalized("NFKC", text):
+    if spelled_as_in_ast(facts):
         return text
     return unicodedata.normalize("NFKC", text)  # after the blanking: a string may hold `＂`
+
+
+def spelled_as_in_ast(facts: SourceFacts) -> bool:
+    """Is every identifier of the text spelled as the ``ast`` spells it (no
+    NFKC change)? Then a name the ``ast`` gives is one fissix sees."""
+    return facts.derived("spelled as in ast", lambda f: f.text.isascii()
+                         or unicodedata.is_normalized("NFKC", f.text))
 
 
 def _blank(match: "re.Match") -> str:

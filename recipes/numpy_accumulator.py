@@ -129,7 +129,7 @@ from recipes._model.imports import CONVENTIONAL
 from migrate.prefilter import GAP
 from recipes._pyast import (
     Declarations, assigned_names, code_lines, code_text, declarations, dotted, first_line, keras_classes,
-    line_of, may_import, names, statements, tapes,
+    line_of, may_import, names, spelled_as_in_ast, statements, tapes,
 )
 from recipes._fissix import (
     add_import, bindings, call_parts, contains, dotted_name, enclosing,
@@ -1246,7 +1246,7 @@ def _may_fill_a_numpy_buffer(facts: SourceFacts) -> List[ast.AST]:
         imports = Imports.of(table)
         found = [functions[at][2] for at in sorted(factories)
                  if any(functions[at][0] <= line <= functions[at][1] for line in filled)
-                 and _fills_a_buffer(functions[at][2], imports)]
+                 and _fills_a_buffer(functions[at][2], imports, spelled_as_in_ast(facts))]
     calling = [node for node in calling.values() if node not in found]
     if calling:
         starts = _may_run_in_a_context(facts)
@@ -1268,21 +1268,44 @@ def _numpy_calls(facts: SourceFacts, table: Declarations) -> List[tuple]:
             for match in pattern.finditer(code_text(facts))]
 
 
-def _fills_a_buffer(function: ast.AST, imports: Imports) -> bool:
+def _fills_a_buffer(function: ast.AST, imports: Imports, same_names: bool) -> bool:
     """Does ``function`` (nested ones included) bind a name to a NumPy
-    factory and assign to a subscript of that name?"""
+    factory (without an integer ``dtype``, when the ``ast``'s names are the
+    text's: Analysis._buffers, _examine) and assign to a subscript of that
+    name something that may be a tensor (no number: Analysis.is_tensor)?"""
     bound, filled = set(), set()
     for node in ast.walk(function):
         if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Call):
-            if imports.numpy_function(dotted(node.value.func) or "") in FACTORIES:
+            function_name = imports.numpy_function(dotted(node.value.func) or "")
+            if function_name in FACTORIES and not (
+                    same_names and _factory_dtype(node.value, function_name) in _INTEGERS):
                 bound.update(assigned_names(node))
-        elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store):
-            base = node.value
-            while isinstance(base, ast.Subscript):
-                base = base.value
-            if isinstance(base, ast.Name):
-                filled.add(base.id)
+        if isinstance(node, (ast.Assign, ast.AugAssign)) and not _is_a_number(node.value) \
+                or isinstance(node, ast.AnnAssign):  # the model sees `: T = v`, not `v`
+            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                base = target
+                while isinstance(base, ast.Subscript):
+                    base = base.value
+                if base is not target and isinstance(base, ast.Name):
+                    filled.add(base.id)
     return not bound.isdisjoint(filled)
+
+
+def _factory_dtype(call: ast.Call, function: str) -> Optional[str]:
+    """The dtype a factory call names by a name (_new_buffer, _dtype_name), or None."""
+    where = _SHAPED.get(function, _FROM_DATA.get(function))
+    keywords = {k.arg: k.value for k in call.keywords}
+    node = keywords.get("dtype", call.args[where] if where is not None and len(call.args) > where
+                        and not any(isinstance(a, ast.Starred) for a in call.args[:where + 1]) else None)
+    name = dotted(node) if node is not None else None
+    return _PY_DTYPES.get(name) if name in _PY_DTYPES else (name or "").rpartition(".")[2] or None
+
+
+def _is_a_number(node: Optional[ast.AST]) -> bool:
+    """A literal number, bool or None (signed): the model knows it for no tensor."""
+    while isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd, ast.Invert)):
+        node = node.operand
+    return isinstance(node, ast.Constant) and type(node.value) in (int, float, complex, bool, type(None))
 
 
 # what makes a gradient context (recipes._model.contexts): the `call` of a

@@ -67,6 +67,8 @@ from fissix.pytree import Leaf
 from migrate.recipe import Recipe, SourceFacts, propose
 from recipes import _fissix as s
 from recipes._model import model_of
+from migrate.prefilter import GAP
+from recipes._pyast import code_text, statements
 
 _SUFFIX = re.compile(r"^(?P<stem>[A-Za-z_]\w*?)_(?P<n>\d+)$")
 _BARE = re.compile(r"^(?P<stem>[A-Za-z](?:\w*[A-Za-z])?)(?P<n>\d+)$")
@@ -208,11 +210,25 @@ def _modify(node, capture, filename):
                 leaf.changed()
 
 
+# a name ending in a digit (not an attribute), and whether `=` follows it
+_NUMBERED_WORD = re.compile(rf"(?<![\w.])([A-Za-z_]\w*\d)(?!\w)({GAP}*=(?!=))?")
+
+
 def _may_mix_suffixes(facts: SourceFacts) -> List[ast.AST]:
     """Precheck: the assignments ``name_N = <arithmetic or a call>`` (or
-    ``nameN = ...``) reading a name with another number."""
+    ``nameN = ...``) reading a name with another number. The code's text
+    first: a numbered name followed by ``=``, and numbered names of two
+    numbers."""
+    numbers, assigned = set(), False
+    for match in _NUMBERED_WORD.finditer(code_text(facts)):
+        name = _split(match.group(1))
+        if name is not None:
+            numbers.add(name.n)
+            assigned = assigned or bool(match.group(2))
+    if not assigned or len(numbers) < 2:
+        return []
     found = []
-    for node in facts.nodes(ast.Assign):
+    for node in (found.node for found in statements(facts, ast.Assign)):
         if not (len(node.targets) == 1
                 and isinstance(node.targets[0], ast.Name)):
             continue

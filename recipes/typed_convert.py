@@ -51,12 +51,14 @@ CAVEATS:
 from __future__ import annotations
 
 import ast
+import re
 from typing import List, Optional
 
 from fissix.pgen2 import token
 
 from migrate.recipe import Recipe, SourceFacts, propose
-from recipes._pyast import assigned_names, dotted
+from migrate.prefilter import GAP
+from recipes._pyast import assigned_names, code_text, dotted
 from recipes._model import Kind, Value, model_of
 from recipes import _fissix as s
 
@@ -261,6 +263,10 @@ def _fold_pair(stmt, capture, filename) -> None:
     s.remove_statement(later)
 
 
+_CAST = re.compile(rf"\.{GAP}*cast{GAP}*\(")
+_CONVERSION = re.compile(rf"(?<!\w)convert_to_tensor{GAP}*\(")
+
+
 def _may_cast_a_conversion(facts: SourceFacts) -> List[ast.AST]:
     """Precheck: the ``<anything>.cast(...)`` calls whose argument is a one-argument
     ``convert_to_tensor`` call, or a name some assignment binds to one. Any
@@ -272,6 +278,9 @@ def _may_cast_a_conversion(facts: SourceFacts) -> List[ast.AST]:
         return bool(name) and name.rpartition(".")[2] == "convert_to_tensor" \
             and len(node.args) + len(node.keywords) == 1
 
+    text = code_text(facts)
+    if not (_CAST.search(text) and _CONVERSION.search(text)):
+        return []  # no `.cast(` call or no `convert_to_tensor(` call in the code
     converted, casts = set(), []
     for node in facts.nodes(ast.Assign, ast.Call):
         if isinstance(node, ast.Assign) and is_conversion(node.value):
