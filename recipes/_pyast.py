@@ -187,6 +187,21 @@ def _index_statements(facts: SourceFacts) -> Dict[type, List[Statement]]:
     return index
 
 
+def statements_at(facts: SourceFacts, line: int) -> List[ast.stmt]:
+    """The innermost statements holding ``line`` (several after ``;``): what
+    to walk for an expression the text shows there."""
+    firsts, ordered = facts.derived("statements by line", _statements_by_line)
+    holding = [node for node in ordered[:bisect_right(firsts, line)] if node.end_lineno >= line]
+    last = max((node.lineno for node in holding), default=None)
+    return [node for node in holding if node.lineno == last]
+
+
+def _statements_by_line(facts: SourceFacts) -> Tuple[List[int], List[ast.stmt]]:
+    ordered = sorted((found.node for founds in facts.derived("statements", _index_statements).values()
+                      for found in founds), key=lambda node: (node.lineno, node.col_offset))
+    return [node.lineno for node in ordered], ordered
+
+
 def first_line(node: ast.AST) -> int:
     """The first line of a statement, its decorators included."""
     return min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", ())])

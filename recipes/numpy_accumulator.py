@@ -129,7 +129,7 @@ from recipes._model.imports import CONVENTIONAL
 from migrate.prefilter import GAP
 from recipes._pyast import (
     Declarations, assigned_names, code_lines, code_text, declarations, dotted, first_line, keras_classes,
-    line_of, may_import, names, spelled_as_in_ast, statements, tapes,
+    line_of, may_import, names, spelled_as_in_ast, statements, statements_at, tapes,
 )
 from recipes._fissix import (
     add_import, bindings, call_parts, contains, dotted_name, enclosing,
@@ -1201,6 +1201,7 @@ _NUMPY_CALL = (r"(?<![\w.])(?:(?P<head>{heads})(?:{gap}*\.{gap}*(?P<attr>\w+))?|
 _PRESUMED_NP = re.compile(r"(?<![\w.])np(?!\w)")
 _TENSOR_MODULES = ("tensorflow", "keras", "tf_keras")
 _WORD = re.compile(r"\w+")
+_FUNCTION_CALL = re.compile(rf"function{GAP}*\(")
 
 
 def _may_fill_a_numpy_buffer(facts: SourceFacts) -> List[ast.AST]:
@@ -1334,9 +1335,10 @@ def _may_run_in_a_context(facts: SourceFacts) -> List[int]:
             pending.append(node)
     named = [(stmt.lineno, stmt.end_lineno) for stmt, _ in tapes(facts)]
     starts = [first for first, _ in named]
-    if re.search(rf"function{GAP}*\(", code_text(facts)):
-        for call in facts.nodes(ast.Call):
-            if (dotted(call.func) or "").endswith("function") \
+    wrapping = {line_of(facts, match.start()) for match in _FUNCTION_CALL.finditer(code_text(facts))}
+    for statement in {id(node): node for line in wrapping for node in statements_at(facts, line)}.values():
+        for call in ast.walk(statement):  # `tf.function(fn)`: the model's Contexts._wrapped
+            if isinstance(call, ast.Call) and (dotted(call.func) or "").endswith("function") \
                     and "tensorflow.function" in qualified(dotted(call.func)):
                 named += [(arg.lineno, arg.end_lineno) for arg in call.args[:1]]
     lines = code_lines(facts)

@@ -58,7 +58,7 @@ from fissix.pgen2 import token
 
 from migrate.recipe import Recipe, SourceFacts, propose
 from migrate.prefilter import GAP
-from recipes._pyast import assigned_names, code_text, dotted
+from recipes._pyast import assigned_names, code_text, dotted, line_of, statements, statements_at
 from recipes._model import Kind, Value, model_of
 from recipes import _fissix as s
 
@@ -281,14 +281,16 @@ def _may_cast_a_conversion(facts: SourceFacts) -> List[ast.AST]:
     text = code_text(facts)
     if not (_CAST.search(text) and _CONVERSION.search(text)):
         return []  # no `.cast(` call or no `convert_to_tensor(` call in the code
-    converted, casts = set(), []
-    for node in facts.nodes(ast.Assign, ast.Call):
-        if isinstance(node, ast.Assign) and is_conversion(node.value):
-            converted.update(assigned_names(node))
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "cast":
-            casts.extend((node, arg) for arg in node.args + [k.value for k in node.keywords])
-    return [cast for cast, arg in casts
-            if is_conversion(arg) or (isinstance(arg, ast.Name) and arg.id in converted)]
+    converted = {name for found in statements(facts, ast.Assign) if is_conversion(found.node.value)
+                 for name in assigned_names(found.node)}
+    lines = {line_of(facts, match.start()) for match in _CAST.finditer(text)}
+    held = {id(node): node for line in lines for node in statements_at(facts, line)}
+    casts = {id(node): node for statement in held.values() for node in ast.walk(statement)
+             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "cast"}
+    return sorted((cast for cast in casts.values()
+                   if any(is_conversion(arg) or (isinstance(arg, ast.Name) and arg.id in converted)
+                          for arg in cast.args + [k.value for k in cast.keywords])),
+                  key=lambda node: (node.lineno, node.col_offset))
 
 
 RECIPE = Recipe(
