@@ -128,7 +128,7 @@ from recipes._model import Kind, model_of
 from recipes._model.imports import CONVENTIONAL
 from migrate.prefilter import GAP
 from recipes._pyast import (
-    Declarations, assigned_names, code_lines, code_text, declarations, dotted, first_line, keras_classes,
+    Declarations, code_lines, code_text, declarations, dotted, first_line, keras_classes,
     line_of, may_import, names, spelled_as_in_ast, statements, statements_at, tapes,
 )
 from recipes._fissix import (
@@ -1270,17 +1270,21 @@ def _numpy_calls(facts: SourceFacts, table: Declarations) -> List[tuple]:
 
 
 def _fills_a_buffer(function: ast.AST, imports: Imports, same_names: bool) -> bool:
-    """Does ``function`` (nested ones included) bind a name to a NumPy
-    factory (without an integer ``dtype``, when the ``ast``'s names are the
-    text's: Analysis._buffers, _examine) and assign to a subscript of that
-    name something that may be a tensor (no number: Analysis.is_tensor)?"""
-    bound, filled = set(), set()
-    for node in ast.walk(function):
-        if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Call):
-            function_name = imports.numpy_function(dotted(node.value.func) or "")
-            if function_name in FACTORIES and not (
-                    same_names and _factory_dtype(node.value, function_name) in _INTEGERS):
-                bound.update(assigned_names(node))
+    """Does ``function`` or a function nested in it hold a buffer
+    (Analysis._buffers: a name whose first ``name = value`` in that scope is
+    a NumPy factory, without an integer ``dtype`` when the ``ast``'s names
+    are the text's, rebound at most once, by a conversion) and assign to a
+    subscript of that name something that may be a tensor (no number:
+    _examine, Analysis.is_tensor)?"""
+    values: Dict[int, Dict[str, list]] = {}  # scope -> name -> (position, value) of `name = value`
+    filled: Dict[int, Set[str]] = {}  # scope -> names subscript-assigned in it (nested scopes too)
+    stack = [(child, (function,)) for child in ast.iter_child_nodes(function)]
+    while stack:
+        node, scopes = stack.pop()
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                and scopes[-1] is not None:
+            values.setdefault(id(scopes[-1]), {}).setdefault(node.targets[0].id, []).append(
+                ((node.lineno, node.col_offset), node.value))
         if isinstance(node, (ast.Assign, ast.AugAssign)) and not _is_a_number(node.value) \
                 or isinstance(node, ast.AnnAssign):  # the model sees `: T = v`, not `v`
             for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
@@ -1288,8 +1292,31 @@ def _fills_a_buffer(function: ast.AST, imports: Imports, same_names: bool) -> bo
                 while isinstance(base, ast.Subscript):
                     base = base.value
                 if base is not target and isinstance(base, ast.Name):
-                    filled.add(base.id)
-    return not bound.isdisjoint(filled)
+                    for scope in scopes:
+                        if scope is not None:
+                            filled.setdefault(id(scope), set()).add(base.id)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            inner = scopes + (node,)
+        elif isinstance(node, (ast.ClassDef, ast.Lambda)):
+            inner = scopes + (None,)  # no function's own bindings (scope_nodes)
+        else:
+            inner = scopes
+        stack.extend((child, inner) for child in ast.iter_child_nodes(node))
+    for scope, bound in values.items():
+        for name, found in bound.items():
+            first, *rebound = [value for _, value in sorted(found, key=lambda pair: pair[0])]
+            if name in filled.get(scope, ()) and isinstance(first, ast.Call) and len(rebound) <= 1 \
+                    and all(_may_convert(value, name) for value in rebound):
+                factory = imports.numpy_function(dotted(first.func) or "")
+                if factory in FACTORIES and not (same_names and _factory_dtype(first, factory) in _INTEGERS):
+                    return True
+    return False
+
+
+def _may_convert(value: ast.AST, name: str) -> bool:
+    """May ``value`` be ``tf.convert_to_tensor(name, ...)`` (Analysis.converts)?"""
+    return isinstance(value, ast.Call) and (dotted(value.func) or "").rpartition(".")[2] in _CONVERSIONS \
+        and bool(value.args) and isinstance(value.args[0], ast.Name) and value.args[0].id == name
 
 
 def _factory_dtype(call: ast.Call, function: str) -> Optional[str]:

@@ -352,6 +352,21 @@ GATE_CASES = [
     _case("numpy-number-written", "numpy-accumulator",
           _BUFFER.format(imports="import numpy as np\nimport tensorflow as tf", factory="np.zeros(4)",
                          value="-1.0"), False, False),
+    _case("numpy-buffer-rebound", "numpy-accumulator",
+          _BUFFER.format(imports="import numpy as np\nimport tensorflow as tf", factory="np.ones(4)\n"
+                         "    out = np.delete(out, 0)", value="tf.reduce_sum(model(x[i]))"), False, False),
+    _case("numpy-buffer-in-a-nested-function", "numpy-accumulator", """\
+        import numpy as np
+        import tensorflow as tf
+
+        def outer(model, x):
+            def fill():
+                out = np.zeros((4, 3))
+                for i in range(4):
+                    out[i] = tf.reshape(model(x[i]), [3])
+                return out
+            return fill()
+    """, True, True),
     _case("numpy-keras-call", "numpy-accumulator",
           _LAYER_CALL.format(imports="", base="tf.keras.layers.Layer"), True, True),
     _case("numpy-tf-function", "numpy-accumulator", """\
