@@ -224,8 +224,12 @@ def code_lines(facts: SourceFacts) -> List[str]:
 # a comment, or a string literal (its prefix too) as the tokenizer of Python
 # < 3.12 ends it (a backslash escapes any character, a one-quote string stays
 # on its line)
-_NOT_CODE = re.compile(r"#[^\n]*|(?P<prefix>(?<!\w)[rRbBuUfF]{1,2})?(?:'''(?:\\[\s\S]|[^\\])*?'''|\"\"\"(?:\\[\s\S]|[^\\])*?\"\"\""
-                       r"|'(?:\\[\s\S]|[^'\\\n])*'|\"(?:\\[\s\S]|[^\"\\\n])*\")")
+_NOT_CODE = re.compile(
+    r"#[^\n]*|(?P<prefix>(?<!\w)[rRbBuUfF]{1,2})?(?:"
+    r"'''[^'\\]*(?:(?:\\[\s\S]|'(?!''))[^'\\]*)*'''"  # written unrolled: a loop per piece,
+    r'|"""[^"\\]*(?:(?:\\[\s\S]|"(?!""))[^"\\]*)*"""'  # not per character
+    r"|'[^'\\\n]*(?:\\[\s\S][^'\\\n]*)*'"
+    r'|"[^"\\\n]*(?:\\[\s\S][^"\\\n]*)*")')
 _F_STRING = re.compile(r"(?<![\w])[rRbBuU]?[fF][rR]?['\"]")
 
 
@@ -256,9 +260,13 @@ def spelled_as_in_ast(facts: SourceFacts) -> bool:
 
 
 def _blank(match: "re.Match") -> str:
-    if "f" in (match.group("prefix") or "").lower():
+    prefix = match.group("prefix")
+    if prefix and ("f" in prefix or "F" in prefix):
         return match.group()  # an f-string holds code
-    return "".join(_LINE_BREAK.findall(match.group())) or " "
+    text = match.group()
+    if "\r" in text:
+        return "".join(_LINE_BREAK.findall(text))
+    return "\n" * text.count("\n") or " "
 
 
 # A canonical Keras model or layer class path (recipes._model.kinds: the
