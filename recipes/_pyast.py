@@ -322,7 +322,9 @@ def _keras_classes(facts: SourceFacts) -> Set[str]:
 
 def tapes(facts: SourceFacts) -> List[Tuple[ast.AST, str]]:
     """(with statement, tape name) for every ``with ...GradientTape(...) as
-    name:`` (``recipes._fissix.tapes``); the text is read first."""
+    name:`` (``recipes._fissix.tapes``; the model's Contexts: a callee
+    whose name or import ends with ``GradientTape``, ``ForwardGradientTape``
+    and an imported alias too); the text is read first."""
     if "GradientTape" not in facts.text:
         return []
     return facts.derived("tapes", _collect_tapes)
@@ -330,12 +332,14 @@ def tapes(facts: SourceFacts) -> List[Tuple[ast.AST, str]]:
 
 def _collect_tapes(facts: SourceFacts) -> List[Tuple[ast.AST, str]]:
     found = []
+    qualified = names(facts).qualified
     for statement in statements(facts, ast.With, ast.AsyncWith):
         node = statement.node
         for item in node.items:
             call = item.context_expr
-            if (isinstance(call, ast.Call) and isinstance(item.optional_vars, ast.Name)
-                    and (dotted(call.func) or "").rpartition(".")[2] == "GradientTape"):
+            if isinstance(call, ast.Call) and isinstance(item.optional_vars, ast.Name) \
+                    and any(path.endswith("GradientTape")
+                            for path in {dotted(call.func) or ""} | qualified(dotted(call.func))):
                 found.append((node, item.optional_vars.id))
     return found
 

@@ -129,7 +129,7 @@ from recipes._model.imports import CONVENTIONAL
 from migrate.prefilter import GAP
 from recipes._pyast import (
     Declarations, code_lines, code_text, declarations, dotted, first_line, keras_classes,
-    line_of, may_import, names, spelled_as_in_ast, statements, statements_at, tapes,
+    line_of, may_import, may_name_keras_classes, names, spelled_as_in_ast, statements, statements_at, tapes,
 )
 from recipes._fissix import (
     add_import, bindings, call_parts, contains, dotted_name, enclosing,
@@ -1199,6 +1199,12 @@ _SUBSCRIPT_ASSIGNMENT = re.compile(r"\](?:[ \t]|\\\r?\n)*=(?!=)")
 _NUMPY_CALL = (r"(?<![\w.])(?:(?P<head>{heads})(?:{gap}*\.{gap}*(?P<attr>\w+))?|(?P<name>{names}))"
                r"{gap}*\((?!{gap}*\))")
 _PRESUMED_NP = re.compile(r"(?<![\w.])np(?!\w)")
+# in the code's text, before any parse: a buffer needs a factory call (or a
+# name imported from NumPy); a gradient context needs a tape, `tf.function`
+# (as a decorator, a call or an import) or the `call`/step of a Keras class
+_MAY_FILL = re.compile(rf"(?<!\w)(?:{'|'.join(FACTORIES)}){GAP}*\(|numpy{GAP}+import(?!\w)")
+_MAY_OPEN_A_CONTEXT = re.compile(r"GradientTape|(?<!\w)function(?!\w)")
+_KERAS_METHOD = re.compile(rf"(?<!\w)def{GAP}+(?:call|train_step|test_step)(?!\w)")
 _TENSOR_MODULES = ("tensorflow", "keras", "tf_keras")
 _WORD = re.compile(r"\w+")
 _FUNCTION_CALL = re.compile(rf"function{GAP}*\(")
@@ -1218,8 +1224,11 @@ def _may_fill_a_numpy_buffer(facts: SourceFacts) -> List[ast.AST]:
     assignment."""
     if not may_import(facts, ("numpy",)) and not _PRESUMED_NP.search(code_text(facts)):
         return []  # no NumPy import, no presumed `np`
-    table = declarations(facts)
     text = code_text(facts)
+    if not (_MAY_FILL.search(text) and _SUBSCRIPT_ASSIGNMENT.search(text)) and not (
+            _MAY_OPEN_A_CONTEXT.search(text) or _KERAS_METHOD.search(text) and may_name_keras_classes(facts)):
+        return []  # no factory call (or NumPy name import) and subscript assignment; no context
+    table = declarations(facts)
     tensor_names = {"tf", "keras", "layers"}.union(
         *(aliases for module, aliases in table.aliases.items() if module.split(".")[0] in _TENSOR_MODULES),
         *(names for module, names in table.names.items() if module.split(".")[0] in _TENSOR_MODULES))

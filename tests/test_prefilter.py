@@ -265,6 +265,17 @@ _BUFFER = textwrap.dedent("""\
             out[i] = {value}
         return out
 """)
+_TAPE = textwrap.dedent("""\
+    import numpy as np
+    import tensorflow as tf
+    from tensorflow import GradientTape as Recorder
+
+    def step(x):
+        with {tape} as tape:
+            h = tf.nn.relu(x)
+            m = np.mean(h, axis=1)
+        return tape.gradient(m, x)
+""")
 GATE_CASES = [
     _case("keras-compat-v2", "unused-model-instance", """\
         import tensorflow.compat.v2 as tf
@@ -367,6 +378,9 @@ GATE_CASES = [
                 return out
             return fill()
     """, True, True),
+    _case("numpy-aliased-tape", "numpy-accumulator", _TAPE.format(tape="Recorder()"), True, True),
+    _case("numpy-forward-tape", "numpy-accumulator",
+          _TAPE.format(tape="tf.autodiff.ForwardGradientTape()"), True, True),
     _case("numpy-keras-call", "numpy-accumulator",
           _LAYER_CALL.format(imports="", base="tf.keras.layers.Layer"), True, True),
     _case("numpy-tf-function", "numpy-accumulator", """\
