@@ -148,15 +148,18 @@ def names(facts: SourceFacts) -> Names:
     return facts.derived("names", lambda f: Names(declarations(f)))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Statement:
     """A statement and where it sits: its innermost and outermost enclosing
-    functions and the class whose body holds it (no function between)."""
+    functions, the class whose body holds it (no function between), and the
+    block (statement list) holding it, at ``index``."""
 
     node: ast.stmt
     function: Optional[ast.AST]
     outermost: Optional[ast.AST]
     cls: Optional[ast.ClassDef]
+    block: List[ast.stmt]
+    index: int
 
 
 def statements(facts: SourceFacts, *types: type) -> List[Statement]:
@@ -169,7 +172,8 @@ def statements(facts: SourceFacts, *types: type) -> List[Statement]:
 
 def _index_statements(facts: SourceFacts) -> Dict[type, List[Statement]]:
     index: Dict[type, List[Statement]] = {}
-    stack = [Statement(node, None, None, None) for node in facts.tree.body]
+    body = facts.tree.body
+    stack = [Statement(node, None, None, None, body, index) for index, node in enumerate(body)]
     while stack:
         found = stack.pop()
         node = found.node
@@ -182,8 +186,8 @@ def _index_statements(facts: SourceFacts) -> Dict[type, List[Statement]]:
             inner = (found.function, found.outermost, found.cls)
         blocks = [getattr(node, name, None) for name in ("body", "orelse", "finalbody")]
         blocks += [part.body for name in ("handlers", "cases") for part in getattr(node, name, ())]
-        stack.extend(Statement(child, *inner) for block in blocks if isinstance(block, list)
-                     for child in block)
+        stack.extend(Statement(child, *inner, block, index) for block in blocks if isinstance(block, list)
+                     for index, child in enumerate(block))
     return index
 
 

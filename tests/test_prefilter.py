@@ -420,6 +420,11 @@ GATE_CASES = [
             x_2 = (inputs_2 - baseline_2) * avg_grads_1
             return x_1, x_2
     """, True, True),
+    _case("suffix-sibling-nowhere", "suffix-mixup", """\
+        def f(inputs_1, baseline_1, avg_grads_1):
+            x_2 = (inputs_1 - baseline_1) * avg_grads_1 + 2
+            return x_2
+    """, False, False),
     _case("suffix-in-a-comment-only", "suffix-mixup", """\
         def f(a, b):
             # x_2 = (inputs_2 - baseline_2) * avg_grads_1
@@ -432,6 +437,31 @@ GATE_CASES = [
         def f():
             return tf.cast(tf.convert_to_tensor([[1, 2], [3, 4]]), tf.float64)
     """, True, True),
+    _case("typed-convert-pair", "typed-convert", """\
+        import tensorflow.compat.v2 as tf
+
+        def f(values):
+            t = tf.convert_to_tensor(values)
+            # one step later
+            t = tf.cast(t, tf.float16)
+            return t
+    """, True, True),
+    _case("typed-convert-pair-read-between", "typed-convert", """\
+        import tensorflow as tf
+
+        def f(values):
+            t = tf.convert_to_tensor(values)
+            print(t)
+            t = tf.cast(t, tf.float16)
+            return t
+    """, False, False),
+    _case("typed-convert-not-tensorflow", "typed-convert", """\
+        import tensorflow as tf
+        from tf_keras.src import backend
+
+        def f(values):
+            return backend.cast(tf.convert_to_tensor(values), "float32")
+    """, False, False),
     _case("typed-convert-in-a-docstring-only", "typed-convert", '''\
         import tensorflow as tf
 
