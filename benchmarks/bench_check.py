@@ -91,19 +91,18 @@ import tensorflow as tf
 
 def _tf_migrate_benchmark(x, n):
     buf = np.zeros(n)
-    buf[0] = 0.0
+    buf[0] = n
     layer = tf.keras.layers.Dense(1); n += 1
-    c = tf.convert_to_tensor(x)
-    print(c)
-    d = tf.cast(c, tf.float32)
+    d = tf.cast(tf.convert_to_tensor(*[x]), tf.float32)
     arr = tf.TensorArray(tf.float32, size=n)
     for i in range(n):
         arr = arr.write(i, d)
     with tf.GradientTape() as tape:
         tape.watch(x[0])
-        y = d * 2
-    b_2 = y + x_1
-    return tape.gradient(y, x), arr, b_2
+        y2 = d * 2
+    x1, x2 = x, x
+    b2 = y2 + x1
+    return tape.gradient(y2, x), arr, b2
 """
 
 

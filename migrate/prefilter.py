@@ -19,9 +19,9 @@ from functools import lru_cache
 from typing import Callable, Sequence, Tuple
 
 _PIECE = re.compile(r"\w+|[^\w\s]")
-# what may stand between two tokens; each alternative starts with its own
+# what may stand between two tokens (or two pieces of a dotted name); each alternative starts with its own
 # character and a comment must end its line, so matching never backtracks
-_GAP = r"(?:[ \t\f\r\n]|\\\r?\n|#[^\n]*\n)"
+GAP = r"(?:[ \t\f\r\n]|\\\r?\n|#[^\n]*\n)"
 
 
 def pieces(token: str) -> Tuple[str, ...]:
@@ -54,6 +54,6 @@ def _token_pattern(parts: Sequence[str]) -> str:
     for before, after in zip(parts, parts[1:]):
         words = before[-1:].isalnum() or before[-1:] == "_"
         words = words and (after[:1].isalnum() or after[:1] == "_")
-        out.append(f"{_GAP}+" if words else f"{_GAP}*")  # two words need a gap
+        out.append(f"{GAP}+" if words else f"{GAP}*")  # two words need a gap
         out.append(re.escape(after))
     return "(?:" + "".join(out) + ")"

@@ -10,10 +10,14 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
+import unicodedata
+from bisect import bisect_right
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Dict, Iterator, List, Optional, Pattern, Sequence, Set, Tuple, Union
 
+from migrate.prefilter import GAP
 from migrate.recipe import SourceFacts
 
 _CONTINUATION = re.compile(r"\\\r?\n")
@@ -112,9 +116,219 @@ def _collect_declarations(facts: SourceFacts) -> Declarations:
     return found
 
 
+class Names:
+    """What each imported (or presumed) name of the file may stand for, as
+    canonical dotted paths (``recipes._model.imports.canonical``): the
+    semantic model's ``qualified`` answers one of them or None."""
+
+    def __init__(self, table: Declarations):
+        # imported here: the model imports recipes._fissix, which imports this module
+        from recipes._model.imports import CONVENTIONAL, canonical
+
+        self.targets: Dict[str, Set[str]] = {}
+        for module, aliases in table.aliases.items():
+            for alias in aliases:  # `import a.b` binds `a`
+                local = alias.split(".")[0]
+                self.targets.setdefault(local, set()).add(canonical(module if alias != module else local))
+        for module, names in table.names.items():
+            for local, original in names.items():
+                self.targets.setdefault(local, set()).add(canonical(f"{module}.{original}"))
+        for alias, module in CONVENTIONAL.items():  # presumed when unbound
+            self.targets.setdefault(alias, set()).add(module)
+
+    def qualified(self, name: Optional[str]) -> Set[str]:
+        """Every canonical path the dotted ``name`` may resolve to."""
+        from recipes._model.imports import canonical
+
+        head, _, rest = (name or "").partition(".")
+        return {canonical(f"{target}.{rest}" if rest else target) for target in self.targets.get(head, ())}
+
+
+def names(facts: SourceFacts) -> Names:
+    return facts.derived("names", lambda f: Names(declarations(f)))
+
+
+@dataclass(frozen=True, eq=False)
+class Statement:
+    """A statement and where it sits: its innermost and outermost enclosing
+    functions, the class whose body holds it (no function between), and the
+    block (statement list) holding it, at ``index``."""
+
+    node: ast.stmt
+    function: Optional[ast.AST]
+    outermost: Optional[ast.AST]
+    cls: Optional[ast.ClassDef]
+    block: List[ast.stmt]
+    index: int
+
+
+def statements(facts: SourceFacts, *types: type) -> List[Statement]:
+    """Every statement of one of ``types`` (exact classes), from one walk of
+    the statements only, shared by every precheck: a walk of every node
+    costs more than the parse."""
+    index = facts.derived("statements", _index_statements)
+    return [found for kind in types for found in index.get(kind, ())]
+
+
+def _index_statements(facts: SourceFacts) -> Dict[type, List[Statement]]:
+    index: Dict[type, List[Statement]] = {}
+    body = facts.tree.body
+    stack = [Statement(node, None, None, None, body, index) for index, node in enumerate(body)]
+    while stack:
+        found = stack.pop()
+        node = found.node
+        index.setdefault(type(node), []).append(found)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            inner = (node, found.outermost or node, None)
+        elif isinstance(node, ast.ClassDef):
+            inner = (found.function, found.outermost, node)
+        else:
+            inner = (found.function, found.outermost, found.cls)
+        blocks = [getattr(node, name, None) for name in ("body", "orelse", "finalbody")]
+        blocks += [part.body for name in ("handlers", "cases") for part in getattr(node, name, ())]
+        stack.extend(Statement(child, *inner, block, index) for block in blocks if isinstance(block, list)
+                     for index, child in enumerate(block))
+    return index
+
+
+def statements_at(facts: SourceFacts, line: int) -> List[ast.stmt]:
+    """The innermost statements holding ``line`` (several after ``;``): what
+    to walk for an expression the text shows there."""
+    firsts, ordered = facts.derived("statements by line", _statements_by_line)
+    holding = [node for node in ordered[:bisect_right(firsts, line)] if node.end_lineno >= line]
+    last = max((node.lineno for node in holding), default=None)
+    return [node for node in holding if node.lineno == last]
+
+
+def _statements_by_line(facts: SourceFacts) -> Tuple[List[int], List[ast.stmt]]:
+    ordered = sorted((found.node for founds in facts.derived("statements", _index_statements).values()
+                      for found in founds), key=lambda node: (node.lineno, node.col_offset))
+    return [node.lineno for node in ordered], ordered
+
+
+def first_line(node: ast.AST) -> int:
+    """The first line of a statement, its decorators included."""
+    return min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", ())])
+
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def line_of(facts: SourceFacts, offset: int) -> int:
+    """The 1-based line (as the ``ast`` counts) of an offset in ``code_text``."""
+    starts = facts.derived("line starts", lambda f: [m.end() for m in _LINE_BREAK.finditer(code_text(f))])
+    return bisect_right(starts, offset) + 1
+
+
+def code_lines(facts: SourceFacts) -> List[str]:
+    """``code_text`` cut into lines (index 0 is line 1)."""
+    return facts.derived("code lines", lambda f: _LINE_BREAK.split(code_text(f)))
+
+
+# a comment, or a string literal (its prefix too) as the tokenizer of Python
+# < 3.12 ends it (a backslash escapes any character, a one-quote string stays
+# on its line)
+_NOT_CODE = re.compile(
+    r"#[^\n]*|(?P<prefix>(?<!\w)[rRbBuUfF]{1,2})?(?:"
+    r"'''[^'\\]*(?:(?:\\[\s\S]|'(?!''))[^'\\]*)*'''"  # written unrolled: a loop per piece,
+    r'|"""[^"\\]*(?:(?:\\[\s\S]|"(?!""))[^"\\]*)*"""'  # not per character
+    r"|'[^'\\\n]*(?:\\[\s\S][^'\\\n]*)*'"
+    r'|"[^"\\\n]*(?:\\[\s\S][^"\\\n]*)*")')
+_F_STRING = re.compile(r"(?<![\w])[rRbBuU]?[fF][rR]?['\"]")
+
+
+def code_text(facts: SourceFacts) -> str:
+    """The text with every comment and string literal but f-strings blanked
+    (its line breaks kept, so lines stay the ``ast``'s), identifiers spelled as the
+    ``ast`` spells them (NFKC): what a text gate searches for code
+    (docstrings hold code examples). From Python 3.12 an f-string may nest
+    its own quotes (PEP 701), which this scan cannot follow: a file with an
+    f-string is searched whole."""
+    return facts.derived("code text", _code_text)
+
+
+def _code_text(facts: SourceFacts) -> str:
+    text = facts.text
+    if sys.version_info < (3, 12) or not _F_STRING.search(text):
+        text = _NOT_CODE.sub(_blank, text)
+    if spelled_as_in_ast(facts):
+        return text
+    return unicodedata.normalize("NFKC", text)  # after the blanking: a string may hold `＂`
+
+
+def spelled_as_in_ast(facts: SourceFacts) -> bool:
+    """Is every identifier of the text spelled as the ``ast`` spells it (no
+    NFKC change)? Then a name the ``ast`` gives is one fissix sees."""
+    return facts.derived("spelled as in ast", lambda f: f.text.isascii()
+                         or unicodedata.is_normalized("NFKC", f.text))
+
+
+def _blank(match: "re.Match") -> str:
+    prefix = match.group("prefix")
+    if prefix and ("f" in prefix or "F" in prefix):
+        return match.group()  # an f-string holds code
+    text = match.group()
+    if "\r" in text:
+        return "".join(_LINE_BREAK.findall(text))
+    return "\n" * text.count("\n") or " "
+
+
+# A canonical Keras model or layer class path (recipes._model.kinds: the
+# constructors and the bases of a Keras Model or Layer) continues its
+# `keras` component with one of these words
+_KERAS_ENTRY = rf"{GAP}*\.{GAP}*(?:Model|Sequential|Layer|layers|models|engine)(?!\w)"
+_KERAS_PATH = re.compile(rf"keras{_KERAS_ENTRY}|keras{GAP}+import(?!\w)|(?<![\w.])layers{GAP}*\.")
+_KERAS_ALIAS = re.compile(rf"keras{GAP}+as{GAP}+(\w+)")
+
+
+def may_name_keras_classes(facts: SourceFacts) -> bool:
+    """Text only: can a name of the file resolve, as the semantic model
+    canonicalizes it, to a Keras model or layer class? ``keras`` (any
+    spelling: ``tf.keras``, ``tensorflow.compat.v2.keras``, ``tf_keras``,
+    ``keras.api._v2.keras``) followed by ``.Model``, ``.layers``... or by
+    ``import`` (``from tensorflow.keras import layers``); an alias of a
+    Keras module followed by one of those (``import tensorflow.keras as K``
+    ... ``K.layers``); or the presumed ``layers.`` of a pasted snippet.
+    ``from tf_keras.src.engine import base_layer`` names none: the model
+    knows ``keras.src...`` as no Keras class."""
+    if "keras" not in facts.text and "layers" not in facts.text:
+        return False
+    text = code_text(facts)
+    if _KERAS_PATH.search(text):
+        return True
+    aliases = {match.group(1) for match in _KERAS_ALIAS.finditer(text)}
+    return any(re.search(rf"(?<![\w.]){re.escape(alias)}{_KERAS_ENTRY}", text) for alias in aliases)
+
+
+def keras_classes(facts: SourceFacts) -> Set[str]:
+    """Names of the file's classes that may derive from a Keras Model or
+    Layer (``Kinds.keras_role``: a base resolving to one, or a class of the
+    file of that name that does), every class of a name merged."""
+    return facts.derived("keras classes", _keras_classes)
+
+
+def _keras_classes(facts: SourceFacts) -> Set[str]:
+    from recipes._model.kinds import _KERAS_LAYER_BASES, _KERAS_MODEL_BASES
+
+    if not may_name_keras_classes(facts):
+        return set()
+    qualified = names(facts).qualified
+    bases = {cls: [b for b in found if b] for cls, found in declarations(facts).class_bases.items()}
+    keras = {cls for cls, found in bases.items()
+             if any(path in _KERAS_MODEL_BASES or path.startswith(_KERAS_LAYER_BASES)
+                    for base in found for path in qualified(base))}
+    while True:
+        more = {cls for cls, found in bases.items() if cls not in keras and not keras.isdisjoint(found)}
+        if not more:
+            return keras
+        keras |= more
+
+
 def tapes(facts: SourceFacts) -> List[Tuple[ast.AST, str]]:
     """(with statement, tape name) for every ``with ...GradientTape(...) as
-    name:`` (``recipes._fissix.tapes``); the text is read first."""
+    name:`` (``recipes._fissix.tapes``; the model's Contexts: a callee
+    whose name or import ends with ``GradientTape``, ``ForwardGradientTape``
+    and an imported alias too); the text is read first."""
     if "GradientTape" not in facts.text:
         return []
     return facts.derived("tapes", _collect_tapes)
@@ -122,11 +336,14 @@ def tapes(facts: SourceFacts) -> List[Tuple[ast.AST, str]]:
 
 def _collect_tapes(facts: SourceFacts) -> List[Tuple[ast.AST, str]]:
     found = []
-    for node in facts.nodes(ast.With, ast.AsyncWith):
+    qualified = names(facts).qualified
+    for statement in statements(facts, ast.With, ast.AsyncWith):
+        node = statement.node
         for item in node.items:
             call = item.context_expr
-            if (isinstance(call, ast.Call) and isinstance(item.optional_vars, ast.Name)
-                    and (dotted(call.func) or "").rpartition(".")[2] == "GradientTape"):
+            if isinstance(call, ast.Call) and isinstance(item.optional_vars, ast.Name) \
+                    and any(path.endswith("GradientTape")
+                            for path in {dotted(call.func) or ""} | qualified(dotted(call.func))):
                 found.append((node, item.optional_vars.id))
     return found
 

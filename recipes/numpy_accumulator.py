@@ -126,7 +126,11 @@ from fissix.pgen2 import token
 from migrate.recipe import Recipe, SourceFacts, propose
 from recipes._model import Kind, model_of
 from recipes._model.imports import CONVENTIONAL
-from recipes._pyast import tapes, Declarations, assigned_names, declarations, dotted, may_import
+from migrate.prefilter import GAP
+from recipes._pyast import (
+    Declarations, code_lines, code_text, declarations, dotted, first_line, keras_classes,
+    line_of, may_import, may_name_keras_classes, names, spelled_as_in_ast, statements, statements_at, tapes,
+)
 from recipes._fissix import (
     add_import, bindings, call_parts, contains, dotted_name, enclosing,
     insert_after, is_call, is_full_slice, is_name, is_sole_statement_on_line, literal_elements,
@@ -1188,120 +1192,203 @@ def _calls_numpy(function, imports: Imports) -> bool:
 _SUBSCRIPT_ASSIGNMENT = re.compile(r"\](?:[ \t]|\\\r?\n)*=(?!=)")
 
 
-@dataclass
-class _FunctionFacts:
-    """What the precheck saw in one outermost function."""
-
-    node: ast.AST
-    bound: Set[str] = field(default_factory=set)
-    filled: Set[str] = field(default_factory=set)
-    calls_numpy: bool = False
-
-
-# what may make a gradient context (the model's: Keras methods, decorators,
-# `tf.function(fn)`, tapes and every function a context calls)
-_GRADIENT_METHODS = ("call", "train_step", "test_step", "__call__")
-_MAY_OPEN_A_CONTEXT = re.compile(r"GradientTape|\bfunction\s*\(")
+# a NumPy call (with arguments) of one of the names ``{heads}``: ``np.f(``, a
+# bare ``np(``; or of one of the names imported from NumPy ``{names}``
+_NUMPY_CALL = (r"(?<![\w.])(?:(?P<head>{heads})(?:{gap}*\.{gap}*(?P<attr>\w+))?|(?P<name>{names}))"
+               r"{gap}*\((?!{gap}*\))")
+_PRESUMED_NP = re.compile(r"(?<![\w.])np(?!\w)")
+# in the code's text, before any parse: a buffer needs a factory call (or a
+# name imported from NumPy); a gradient context needs a tape, `tf.function`
+# (as a decorator, a call or an import) or the `call`/step of a Keras class
+_MAY_FILL = re.compile(rf"(?<!\w)(?:{'|'.join(FACTORIES)}){GAP}*\(|numpy{GAP}+import(?!\w)")
+_MAY_OPEN_A_CONTEXT = re.compile(r"GradientTape|(?<!\w)function(?!\w)")
+_KERAS_METHOD = re.compile(rf"(?<!\w)def{GAP}+(?:call|train_step|test_step)(?!\w)")
 _TENSOR_MODULES = ("tensorflow", "keras", "tf_keras")
+_WORD = re.compile(r"\w+")
+_FUNCTION_CALL = re.compile(rf"function{GAP}*\(")
 
 
 def _may_fill_a_numpy_buffer(facts: SourceFacts) -> List[ast.AST]:
-    """Precheck: the file imports NumPy (Imports.numpy_function) and, in the
-    outermost functions returned (nested ones included), a name is bound to one of its
-    factories and subscript-assigned, or a NumPy function (on a list of
-    tensors or a tensor?) is called while the file may hold a gradient
-    context (a Keras method, a decorator, a tape or ``tf.function(fn)``: a
-    context reaches every function it calls), and something in the file can
-    make a tensor (Analysis.is_tensor and the model's kinds: a
-    ``self.<layer>(...)`` call, a model whose weights are read, or a name
-    bound by importing TensorFlow or Keras, or presumed)."""
-    if not may_import(facts, ("numpy",)) and "np" not in facts.text:
+    """Precheck: the file imports NumPy or reads a presumed ``np``
+    (Imports.numpy_function), something in it can make a tensor
+    (Analysis.is_tensor and the model's kinds: a ``self.<layer>(...)``
+    call, a model whose weights are read, or a name bound by importing
+    TensorFlow or Keras, or presumed), and in the outermost functions
+    returned (nested ones included) a name is bound to a NumPy factory
+    and subscript-assigned, or a NumPy function is called on something
+    while a gradient context may reach the function (_may_run_in_a_context).
+    The NumPy calls are found in the code's text, so only the statements
+    are walked, and the functions holding a factory and a subscript
+    assignment."""
+    if not may_import(facts, ("numpy",)) and not _PRESUMED_NP.search(code_text(facts)):
         return []  # no NumPy import, no presumed `np`
+    text = code_text(facts)
+    if not (_MAY_FILL.search(text) and _SUBSCRIPT_ASSIGNMENT.search(text)) and not (
+            _MAY_OPEN_A_CONTEXT.search(text) or _KERAS_METHOD.search(text) and may_name_keras_classes(facts)):
+        return []  # no factory call (or NumPy name import) and subscript assignment; no context
     table = declarations(facts)
-    imports = Imports.of(table)
     tensor_names = {"tf", "keras", "layers"}.union(
         *(aliases for module, aliases in table.aliases.items() if module.split(".")[0] in _TENSOR_MODULES),
         *(names for module, names in table.names.items() if module.split(".")[0] in _TENSOR_MODULES))
-    contexts = bool(_MAY_OPEN_A_CONTEXT.search(facts.text))
-    makes_tensors = False
-    assigns_subscripts = bool(_SUBSCRIPT_ASSIGNMENT.search(facts.text))
-    functions: Dict[int, _FunctionFacts] = {}
-    stack = [(node, None) for node in facts.tree.body]
-    while stack:
-        node, function = stack.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):  # nested ones too
-            function = function or functions.setdefault(id(node), _FunctionFacts(node))
-            contexts |= node.name in _GRADIENT_METHODS or bool(node.decorator_list)
-        elif function is None:
-            pass  # buffers outside any function are left alone
-        elif isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Call):
-            if imports.numpy_function(dotted(node.value.func) or "") in FACTORIES:
-                function.bound.update(assigned_names(node))
-        elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store):
-            base = node.value
-            while isinstance(base, ast.Subscript):
-                base = base.value
-            if isinstance(base, ast.Name):
-                function.filled.add(base.id)
-        elif isinstance(node, ast.Call) and node.args \
-                and imports.numpy_function(dotted(node.func) or "") is not None:
-            function.calls_numpy = True  # on a tensor or a list of them, in a gradient context?
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-                and isinstance(node.func.value, ast.Name) and node.func.value.id == "self" \
-                or isinstance(node, ast.Name) and node.id in tensor_names \
-                or isinstance(node, ast.Attribute) and node.attr in _MODEL_WEIGHTS:
-            makes_tensors = True  # _model_call: a model whose weights are read
-        stack.extend((child, function) for child in ast.iter_child_nodes(node))
-    if not makes_tensors:
+    makes_tensors = re.compile(rf"(?<![\w.])self{GAP}*\.{GAP}*\w+{GAP}*\(|\.{GAP}*(?:"
+                               + "|".join(_MODEL_WEIGHTS) + r")(?!\w)|(?<![\w.])(?:"
+                               + "|".join(map(re.escape, sorted(tensor_names))) + r")(?!\w)")
+    if not makes_tensors.search(text):
         return []
-    found = [f.node for f in functions.values() if assigns_subscripts and not f.bound.isdisjoint(f.filled)]
-    calling = [f.node for f in functions.values() if f.calls_numpy and f.node not in found] if contexts else []
+    calls = _numpy_calls(facts, table)
+    if not calls:
+        return []
+    functions = sorted((first_line(s.node), s.node.end_lineno, s.node)
+                       for s in statements(facts, ast.FunctionDef, ast.AsyncFunctionDef) if s.function is None)
+    firsts = [first for first, _, _ in functions]
+    factories, calling = set(), {}
+    for line, function in calls:
+        at = bisect_right(firsts, line) - 1
+        if at >= 0 and line <= functions[at][1]:
+            calling[at] = functions[at][2]
+            if function in FACTORIES:
+                factories.add(at)
+    found = []
+    if factories:
+        filled = {line_of(facts, match.start()) for match in _SUBSCRIPT_ASSIGNMENT.finditer(text)}
+        imports = Imports.of(table)
+        found = [functions[at][2] for at in sorted(factories)
+                 if any(functions[at][0] <= line <= functions[at][1] for line in filled)
+                 and _fills_a_buffer(functions[at][2], imports, spelled_as_in_ast(facts))]
+    calling = [node for node in calling.values() if node not in found]
     if calling:
         starts = _may_run_in_a_context(facts)
         found += [node for node in calling
-                  if bisect_right(starts, node.end_lineno) > bisect_left(starts, node.lineno)]
+                  if bisect_right(starts, node.end_lineno) > bisect_left(starts, first_line(node))]
     return found
+
+
+def _numpy_calls(facts: SourceFacts, table: Declarations) -> List[tuple]:
+    """(line, NumPy function name) of every call with arguments that may be
+    a NumPy function's (Imports.numpy_function), found in the code's text."""
+    heads = sorted(table.module_aliases("numpy") | {"np"})
+    imported = table.imported_names("numpy")
+    pattern = re.compile(_NUMPY_CALL.format(
+        heads="|".join(map(re.escape, heads)), gap=GAP,
+        names="|".join(map(re.escape, sorted(imported))) or r"(?!)"))
+    return [(line_of(facts, match.start()),
+             match.group("attr") or "" if match.group("head") else imported[match.group("name")])
+            for match in pattern.finditer(code_text(facts))]
+
+
+def _fills_a_buffer(function: ast.AST, imports: Imports, same_names: bool) -> bool:
+    """Does ``function`` or a function nested in it hold a buffer
+    (Analysis._buffers: a name whose first ``name = value`` in that scope is
+    a NumPy factory, without an integer ``dtype`` when the ``ast``'s names
+    are the text's, rebound at most once, by a conversion) and assign to a
+    subscript of that name something that may be a tensor (no number:
+    _examine, Analysis.is_tensor)?"""
+    values: Dict[int, Dict[str, list]] = {}  # scope -> name -> (position, value) of `name = value`
+    filled: Dict[int, Set[str]] = {}  # scope -> names subscript-assigned in it (nested scopes too)
+    stack = [(child, (function,)) for child in ast.iter_child_nodes(function)]
+    while stack:
+        node, scopes = stack.pop()
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                and scopes[-1] is not None:
+            values.setdefault(id(scopes[-1]), {}).setdefault(node.targets[0].id, []).append(
+                ((node.lineno, node.col_offset), node.value))
+        if isinstance(node, (ast.Assign, ast.AugAssign)) and not _is_a_number(node.value) \
+                or isinstance(node, ast.AnnAssign):  # the model sees `: T = v`, not `v`
+            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                base = target
+                while isinstance(base, ast.Subscript):
+                    base = base.value
+                if base is not target and isinstance(base, ast.Name):
+                    for scope in scopes:
+                        if scope is not None:
+                            filled.setdefault(id(scope), set()).add(base.id)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            inner = scopes + (node,)
+        elif isinstance(node, (ast.ClassDef, ast.Lambda)):
+            inner = scopes + (None,)  # no function's own bindings (scope_nodes)
+        else:
+            inner = scopes
+        stack.extend((child, inner) for child in ast.iter_child_nodes(node))
+    for scope, bound in values.items():
+        for name, found in bound.items():
+            first, *rebound = [value for _, value in sorted(found, key=lambda pair: pair[0])]
+            if name in filled.get(scope, ()) and isinstance(first, ast.Call) and len(rebound) <= 1 \
+                    and all(_may_convert(value, name) for value in rebound):
+                factory = imports.numpy_function(dotted(first.func) or "")
+                if factory in FACTORIES and not (same_names and _factory_dtype(first, factory) in _INTEGERS):
+                    return True
+    return False
+
+
+def _may_convert(value: ast.AST, name: str) -> bool:
+    """May ``value`` be ``tf.convert_to_tensor(name, ...)`` (Analysis.converts)?"""
+    return isinstance(value, ast.Call) and (dotted(value.func) or "").rpartition(".")[2] in _CONVERSIONS \
+        and bool(value.args) and isinstance(value.args[0], ast.Name) and value.args[0].id == name
+
+
+def _factory_dtype(call: ast.Call, function: str) -> Optional[str]:
+    """The dtype a factory call names by a name (_new_buffer, _dtype_name), or None."""
+    where = _SHAPED.get(function, _FROM_DATA.get(function))
+    keywords = {k.arg: k.value for k in call.keywords}
+    node = keywords.get("dtype", call.args[where] if where is not None and len(call.args) > where
+                        and not any(isinstance(a, ast.Starred) for a in call.args[:where + 1]) else None)
+    name = dotted(node) if node is not None else None
+    return _PY_DTYPES.get(name) if name in _PY_DTYPES else (name or "").rpartition(".")[2] or None
+
+
+def _is_a_number(node: Optional[ast.AST]) -> bool:
+    """A literal number, bool or None (signed): the model knows it for no tensor."""
+    while isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd, ast.Invert)):
+        node = node.operand
+    return isinstance(node, ast.Constant) and type(node.value) in (int, float, complex, bool, type(None))
+
+
+# what makes a gradient context (recipes._model.contexts): the `call` of a
+# Keras class, a Keras model's steps, a `tf.function`, a tape; and every
+# function a context calls
+_KERAS_METHODS = ("call", "train_step", "test_step")
 
 
 def _may_run_in_a_context(facts: SourceFacts) -> List[int]:
     """Sorted first lines of the tapes and of the functions that may run in
-    a gradient context, by name (a superset of the model's Contexts):
-    functions named like a Keras method, decorated ones, names passed to a
-    ``...function(...)`` call, what a tape body or any of them calls by name
-    (``f(...)``, ``x.f(...)``), and the functions nested in them."""
+    a gradient context (a superset of the model's Contexts): ``call``,
+    ``train_step`` and ``test_step`` of a class that may derive from Keras,
+    functions decorated with or passed to what may be ``tf.function``, and,
+    by name, every function named in the text of a tape or of any of
+    those (nested functions lie in that text)."""
+    qualified = names(facts).qualified
+    keras = keras_classes(facts)
     by_name: Dict[str, list] = {}
-    for node in facts.nodes(ast.FunctionDef, ast.AsyncFunctionDef):
+    pending = []
+    for statement in statements(facts, ast.FunctionDef, ast.AsyncFunctionDef):
+        node = statement.node
         by_name.setdefault(node.name, []).append(node)
-    pending = [node for nodes in by_name.values() for node in nodes
-               if node.name in _GRADIENT_METHODS or node.decorator_list]
-    wrapped = [call for call in facts.nodes(ast.Call)
-               if (dotted(call.func) or "").rpartition(".")[2] == "function"]
-    scopes = [stmt for stmt, _ in tapes(facts)] + wrapped
-    starts = [stmt.lineno for stmt, _ in tapes(facts)]
+        decorators = [d.func if isinstance(d, ast.Call) else d for d in node.decorator_list]
+        if statement.cls is not None and statement.cls.name in keras and node.name in _KERAS_METHODS \
+                or any("tensorflow.function" in qualified(dotted(d)) for d in decorators):
+            pending.append(node)
+    named = [(stmt.lineno, stmt.end_lineno) for stmt, _ in tapes(facts)]
+    starts = [first for first, _ in named]
+    wrapping = {line_of(facts, match.start()) for match in _FUNCTION_CALL.finditer(code_text(facts))}
+    for statement in {id(node): node for line in wrapping for node in statements_at(facts, line)}.values():
+        for call in ast.walk(statement):  # `tf.function(fn)`: the model's Contexts._wrapped
+            if isinstance(call, ast.Call) and (dotted(call.func) or "").endswith("function") \
+                    and "tensorflow.function" in qualified(dotted(call.func)):
+                named += [(arg.lineno, arg.end_lineno) for arg in call.args[:1]]
+    lines = code_lines(facts)
     seen: Set[int] = set()
-    while pending or scopes:
-        if scopes:  # a tape or a tf.function(...) call: every name in it
-            named = (node for node in ast.walk(scopes.pop()) if isinstance(node, _NAMING))
-        else:
+    while pending or named:
+        if pending:
             function = pending.pop()
             if id(function) in seen:
                 continue
             seen.add(id(function))
             starts.append(function.lineno)
-            named = (node.func if isinstance(node, ast.Call) else node
-                     for node in ast.walk(function) if isinstance(node, (ast.Call,) + _FUNCTIONS))
-        for node in named:
-            if isinstance(node, _FUNCTIONS):
-                pending.append(node)
-            elif isinstance(node, ast.Name):
-                pending.extend(by_name.get(node.id, ()))
-            elif isinstance(node, ast.Attribute):
-                pending.extend(by_name.get(node.attr, ()))
+            named.append((function.lineno, function.end_lineno))
+        first, last = named.pop()
+        for word in set(_WORD.findall("\n".join(lines[first - 1:last]))):
+            pending.extend(by_name.get(word, ()))
     return sorted(starts)
-
-
-_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
-_NAMING = (ast.Name, ast.Attribute) + _FUNCTIONS
 
 
 RECIPE = Recipe(

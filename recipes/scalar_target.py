@@ -257,6 +257,9 @@ def _may_differentiate_a_watched_input(facts: SourceFacts) -> List[ast.AST]:
     ``tape.watch`` and the file calls ``tape.gradient`` with two arguments
     or more: those tapes and calls. The calls are indexed by receiver once
     (a scan of the file's calls per tape made a file of many tapes quadratic)."""
+    watching = [(stmt, tape) for stmt, tape in tapes(facts) if any(method_calls(stmt, tape, "watch"))]
+    if not watching:
+        return []  # the tapes first: they need only the statements
     gradient_calls: Dict[str, List[ast.Call]] = {}
     for call in facts.nodes(ast.Call):
         func = call.func
@@ -264,8 +267,8 @@ def _may_differentiate_a_watched_input(facts: SourceFacts) -> List[ast.AST]:
                 and isinstance(func.value, ast.Name) and len(call.args) + len(call.keywords) >= 2:
             gradient_calls.setdefault(func.value.id, []).append(call)
     found, listed = [], set()
-    for stmt, tape in tapes(facts):
-        if tape in gradient_calls and any(method_calls(stmt, tape, "watch")):
+    for stmt, tape in watching:
+        if tape in gradient_calls:
             found.append(stmt)
             if tape not in listed:
                 listed.add(tape)

@@ -67,6 +67,8 @@ from fissix.pytree import Leaf
 from migrate.recipe import Recipe, SourceFacts, propose
 from recipes import _fissix as s
 from recipes._model import model_of
+from migrate.prefilter import GAP
+from recipes._pyast import code_text, spelled_as_in_ast, statements
 
 _SUFFIX = re.compile(r"^(?P<stem>[A-Za-z_]\w*?)_(?P<n>\d+)$")
 _BARE = re.compile(r"^(?P<stem>[A-Za-z](?:\w*[A-Za-z])?)(?P<n>\d+)$")
@@ -208,11 +210,29 @@ def _modify(node, capture, filename):
                 leaf.changed()
 
 
+# a name ending in a digit (not an attribute), and whether `=` follows it
+_NUMBERED_WORD = re.compile(rf"(?<![\w.])([A-Za-z_]\w*\d)(?!\w)({GAP}*=(?!=))?")
+
+
 def _may_mix_suffixes(facts: SourceFacts) -> List[ast.AST]:
     """Precheck: the assignments ``name_N = <arithmetic or a call>`` (or
-    ``nameN = ...``) reading a name with another number."""
+    ``nameN = ...``) reading a name with the same number and one with
+    another number and stem whose sibling (that stem numbered N) the code
+    spells somewhere (_modify: a reaching binding of it). The code's text
+    first: a numbered name followed by ``=``, and numbered names of two
+    numbers."""
+    numbers, assigned = set(), False
+    for match in _NUMBERED_WORD.finditer(code_text(facts)):
+        name = _split(match.group(1))
+        if name is not None:
+            numbers.add(name.n)
+            assigned = assigned or bool(match.group(2))
+    if not assigned or len(numbers) < 2:
+        return []
+    words = facts.derived("code words", lambda f: set(_WORD.findall(code_text(f))))
+    same_names = spelled_as_in_ast(facts)  # else a number's digits may differ in fissix's names
     found = []
-    for node in facts.nodes(ast.Assign):
+    for node in (found.node for found in statements(facts, ast.Assign)):
         if not (len(node.targets) == 1
                 and isinstance(node.targets[0], ast.Name)):
             continue
@@ -220,10 +240,18 @@ def _may_mix_suffixes(facts: SourceFacts) -> List[ast.AST]:
         if target is None:
             continue
         inside = list(ast.walk(node.value))
-        if any(isinstance(n, (ast.BinOp, ast.UnaryOp, ast.Call)) for n in inside) and any(
-                isinstance(n, ast.Name) and (_split(n.id) or target).n != target.n for n in inside):
+        if not any(isinstance(n, (ast.BinOp, ast.UnaryOp, ast.Call)) for n in inside):
+            continue
+        numbered = [name for name in (_split(n.id) for n in inside if isinstance(n, ast.Name)) if name]
+        if not same_names and any(name.n != target.n for name in numbered) \
+                or any(name.n == target.n for name in numbered) and any(
+                    name.n != target.n and name.stem != target.stem and name.with_number(target.n) in words
+                    for name in numbered):
             found.append(node)
     return found
+
+
+_WORD = re.compile(r"\w+")
 
 
 RECIPE = Recipe(

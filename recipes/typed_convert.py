@@ -51,12 +51,16 @@ CAVEATS:
 from __future__ import annotations
 
 import ast
+import re
 from typing import List, Optional
 
 from fissix.pgen2 import token
 
 from migrate.recipe import Recipe, SourceFacts, propose
-from recipes._pyast import assigned_names, dotted
+from migrate.prefilter import GAP
+from recipes._pyast import (
+    Statement, assigned_names, code_text, dotted, line_of, names, spelled_as_in_ast, statements, statements_at,
+)
 from recipes._model import Kind, Value, model_of
 from recipes import _fissix as s
 
@@ -261,25 +265,65 @@ def _fold_pair(stmt, capture, filename) -> None:
     s.remove_statement(later)
 
 
+_CAST = re.compile(rf"\.{GAP}*cast{GAP}*\(")
+_CONVERSION = re.compile(rf"(?<!\w)convert_to_tensor{GAP}*\(")
+
+
+def _converted_before(cast: Statement, name: str, is_conversion, same_names: bool) -> bool:
+    """May the statements before ``cast`` in its block end with ``name =
+    <conversion>`` followed by statements that never mention ``name``
+    (_fold_pair: ``reads``, ``bound_names``)? Without ``same_names`` a
+    mention in the ``ast`` may be another name in fissix's: any earlier
+    conversion of ``name`` in the block counts."""
+    for earlier in reversed(cast.block[:cast.index]):
+        if isinstance(earlier, ast.Assign) and is_conversion(earlier.value) and any(
+                isinstance(target, ast.Name) and target.id == name for target in earlier.targets):
+            return True
+        if same_names and any(isinstance(node, ast.Name) and node.id == name for node in ast.walk(earlier)):
+            return False
+    return False
+
+
 def _may_cast_a_conversion(facts: SourceFacts) -> List[ast.AST]:
-    """Precheck: the ``<anything>.cast(...)`` calls whose argument is a one-argument
-    ``convert_to_tensor`` call, or a name some assignment binds to one. Any
-    module spelling passes (``tf``, ``tensorflow.compat.v2`` as ``tf``, an
-    alias presumed for a pasted snippet): the model decides."""
+    """Precheck: the casts _cast_call takes (a callee that may be
+    ``tf.cast``, any spelling, of ``x`` and a dtype) of a one-argument
+    ``convert_to_tensor`` call (_convert_call: a callee that may be
+    ``tf.convert_to_tensor``), or the statements ``x = tf.cast(x, D)``
+    where some assignment binds ``x`` to one (_fold_pair). Only the
+    statements where the code's text shows ``.cast(`` are walked."""
+    text = code_text(facts)
+    if not (_CAST.search(text) and _CONVERSION.search(text)):
+        return []  # no `.cast(` call or no `convert_to_tensor(` call in the code
+    qualified = names(facts).qualified
 
     def is_conversion(node) -> bool:
-        name = dotted(node.func) if isinstance(node, ast.Call) else None
-        return bool(name) and name.rpartition(".")[2] == "convert_to_tensor" \
-            and len(node.args) + len(node.keywords) == 1
+        return isinstance(node, ast.Call) and len(node.args) + len(node.keywords) == 1 \
+            and _CONVERT in qualified(dotted(node.func))
 
-    converted, casts = set(), []
-    for node in facts.nodes(ast.Assign, ast.Call):
-        if isinstance(node, ast.Assign) and is_conversion(node.value):
-            converted.update(assigned_names(node))
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "cast":
-            casts.extend((node, arg) for arg in node.args + [k.value for k in node.keywords])
-    return [cast for cast, arg in casts
-            if is_conversion(arg) or (isinstance(arg, ast.Name) and arg.id in converted)]
+    def cast_of(node) -> Optional[ast.AST]:
+        """The ``x`` of a cast call, or None."""
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "cast"
+                and node.args and len(node.args) + len(node.keywords) == 2
+                and all(k.arg in ("dtype", None) for k in node.keywords)
+                and not _CASTS.isdisjoint(qualified(dotted(node.func)))):
+            return None
+        return node.args[0]
+
+    assignments = statements(facts, ast.Assign)
+    converted = {name for found in assignments if is_conversion(found.node.value)
+                 for name in assigned_names(found.node)}
+    lines = {line_of(facts, match.start()) for match in _CAST.finditer(text)}
+    held = {id(node): node for line in lines for node in statements_at(facts, line)}
+    found = {id(node): node for statement in held.values() for node in ast.walk(statement)
+             if is_conversion(cast_of(node))}
+    for assignment in assignments:  # `x = tf.cast(x, D)` after `x = tf.convert_to_tensor(a)`
+        node = assignment.node
+        name = node.targets[0].id if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) else None
+        argument = cast_of(node.value) if name in converted else None
+        if isinstance(argument, ast.Name) and argument.id == name \
+                and _converted_before(assignment, name, is_conversion, spelled_as_in_ast(facts)):
+            found[id(node.value)] = node.value
+    return sorted(found.values(), key=lambda node: (node.lineno, node.col_offset))
 
 
 RECIPE = Recipe(

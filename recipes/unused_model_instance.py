@@ -53,79 +53,20 @@ from __future__ import annotations
 import ast
 import bisect
 import re
-from typing import Dict, List, Optional, Set, Tuple, Union
+from typing import Dict, List, Set, Tuple, Union
 
 from fissix.pgen2 import token
 
 from migrate.recipe import Recipe, SourceFacts, propose
 from recipes._model import Kind, model_of
-from recipes._model.imports import CONVENTIONAL
-from recipes._pyast import Declarations, assigned_names, declarations, dotted
+from recipes._pyast import assigned_names, dotted, keras_classes, may_name_keras_classes, names, statements
 from recipes._fissix import (
     call_parts, enclosing, find_root, following_leaf, is_call,
     is_name, name_reads, nodes_of_type, per_tree, remove_statement, single_assignment,
     start, syms,
 )
 
-KERAS_MODULES = ("tensorflow.keras", "keras", "tf_keras")
-_KERAS_NAMESPACES = ("layers", "models")
-_KERAS_CLASSES = ("Model", "Sequential")
 _NOT_LAYERS = ("Input",)
-
-
-class KerasNames:
-    """How this file can name a Keras model or layer class, from its imports
-    and its classes' dotted bases in the ``ast``: the precheck's view, never
-    narrower than the model's (_builds_keras_object): every import of
-    TensorFlow or Keras (``tensorflow.compat.v2`` too) and the presumed
-    ``tf``/``keras``/``layers`` of a pasted snippet count."""
-
-    def __init__(self, imports: Declarations, class_bases: Dict[str, List[Optional[str]]]):
-        presumed = {module: alias for alias, module in CONVENTIONAL.items()}
-        tensorflow = {presumed["tensorflow"]}.union(*(aliases for module, aliases in imports.aliases.items()
-                                    if module.split(".")[0] == "tensorflow"))
-        self.keras = {f"{alias}{compat}.keras" for alias in tensorflow
-                      for compat in ("", ".compat.v1", ".compat.v2")} | {presumed["keras"]}
-        for module in KERAS_MODULES:
-            self.keras |= imports.module_aliases(module)
-        self.namespaces: Set[str] = {presumed["keras.layers"]}
-        self.classes: Set[str] = set()
-        for module, names in imports.names.items():
-            root = module.split(".")[0]
-            if root not in ("tensorflow", "keras", "tf_keras"):
-                continue
-            for local, original in names.items():
-                if original == "keras":
-                    self.keras.add(local)
-                elif original in _KERAS_NAMESPACES:
-                    self.namespaces.add(local)
-                elif original in _KERAS_CLASSES or module.rpartition(".")[2] in _KERAS_NAMESPACES:
-                    self.classes.add(local)
-        self._add_subclasses(class_bases)
-
-    def is_keras_class(self, name: str) -> bool:
-        head, _, last = name.rpartition(".")
-        if not last[:1].isupper() or last in _NOT_LAYERS:
-            return False
-        if not head:
-            return last in self.classes
-        if head in self.namespaces:
-            return True
-        for keras in self.keras:
-            if head == keras and last in _KERAS_CLASSES:
-                return True
-            if head.startswith(keras + ".") and head[len(keras) + 1:].split(".")[0] in _KERAS_NAMESPACES:
-                return True
-        return False
-
-    def _add_subclasses(self, class_bases) -> None:
-        """Classes of this file that derive (transitively) from a Keras class."""
-        while True:
-            before = len(self.classes)
-            self.classes |= {name for name, bases in class_bases.items()
-                             if any(b and (b in self.classes or self.is_keras_class(b)) for b in bases)}
-            if len(self.classes) == before:
-                return
 
 
 def _exported(root) -> Set[str]:
@@ -154,7 +95,7 @@ def _builds_keras_object(call, model) -> bool:
     return bool(_KERAS_CONSTRUCTOR.match(callee)) and callee.rpartition(".")[2] not in _NOT_LAYERS
 
 
-# canonical names (recipes._model) of the Keras classes KerasNames knows
+# canonical names (recipes._model) of the Keras classes a constructor call builds
 _KERAS_CONSTRUCTOR = re.compile(r"keras\.(?:(?:Model|Sequential)$|(?:layers|models)\.[A-Z]\w*$)")
 
 
@@ -255,34 +196,36 @@ def _modify(node, capture, filename) -> None:
 
 
 def _may_hold_an_unused_instance(facts: SourceFacts) -> Union[bool, List[ast.AST]]:
-    """Precheck: the functions that bind a name to a call of a Keras class
-    (KerasNames: any import spelling, or a presumed alias) and load it
-    nowhere inside (one walk of the ``ast``); True for such a name at module
-    level (a load anywhere counts, so the whole file matters)."""
-    found = declarations(facts)
-    keras = KerasNames(found, found.class_bases)
-    tree = facts.tree
-    built, loaded = [], {id(tree): set()}
-    stack = [(tree, (tree,), False)]
-    while stack:
-        node, chain, in_class = stack.pop()
-        if isinstance(node, ast.Name):
-            if isinstance(node.ctx, ast.Load):
-                for scope in chain:
-                    loaded[id(scope)].add(node.id)
-            continue
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            chain, in_class = chain + (node,), False
-            loaded[id(node)] = set()
-        elif isinstance(node, ast.ClassDef):
-            in_class = True
-        elif (not in_class and isinstance(node, (ast.Assign, ast.AnnAssign))
-              and isinstance(node.value, ast.Call)
-              and keras.is_keras_class(dotted(node.value.func) or ".")):
-            built.extend((chain[-1], name) for name in assigned_names(node) if name != "_")
-        stack.extend((child, chain, in_class) for child in ast.iter_child_nodes(node))
-    unused = [scope for scope, name in built if name not in loaded[id(scope)]]
-    return True if any(scope is tree for scope in unused) else unused
+    """Precheck: the functions that bind a name to a call that may build a
+    Keras object and load it nowhere inside; True for such a name at module
+    level (a load anywhere counts, so the whole file matters). A call may
+    build one when its callee may resolve to a Keras constructor (``Names``:
+    any import spelling, or a presumed alias), or whatever it calls when the
+    file has a class that may derive from a Keras Model or Layer (the
+    model's kinds follow its instances through returns and attributes).
+    Only the statements are walked, and only the functions holding such a
+    binding are walked whole."""
+    if not may_name_keras_classes(facts):
+        return []
+    own_classes = bool(keras_classes(facts))
+    qualified = names(facts).qualified
+    built = [(statement.function, name) for statement in statements(facts, ast.Assign, ast.AnnAssign)
+             if statement.cls is None and isinstance(statement.node.value, ast.Call)
+             and (own_classes or any(_KERAS_CONSTRUCTOR.match(path) and path.rpartition(".")[2] not in _NOT_LAYERS
+                                     for path in qualified(dotted(statement.node.value.func))))
+             for name in assigned_names(statement.node) if name != "_"]
+    loaded: Dict[int, Set[str]] = {}
+    unused = []
+    for scope, name in built:
+        if id(scope) not in loaded:
+            nodes = facts.nodes(ast.Name) if scope is None else ast.walk(scope)
+            loaded[id(scope)] = {node.id for node in nodes
+                                 if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
+        if name not in loaded[id(scope)]:
+            if scope is None:
+                return True
+            unused.append(scope)
+    return list({id(scope): scope for scope in unused}.values())
 
 
 RECIPE = Recipe(
@@ -290,7 +233,7 @@ RECIPE = Recipe(
     summary="remove a Keras model or layer that is built and never used",
     safety="safe",
     query=lambda q: q.select(PATTERN).modify(_modify),
-    tokens=("keras",),
+    tokens=("keras", "layers"),  # `layers` alone: the presumed alias of a pasted snippet
     precheck=_may_hold_an_unused_instance,
     before_fails=None,
 )

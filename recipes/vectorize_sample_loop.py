@@ -65,7 +65,7 @@ from recipes._fissix import (
     literal_elements, name_reads, per_tree, remove_statement, replace_statement,
     single_assignment, source, start, statement_of, subscript_parts, syms,
 )
-from recipes._pyast import declarations, dotted, may_import
+from recipes._pyast import declarations, dotted, may_import, statements
 
 ONE, BARE = "one", "bare"  # per-sample value with / without a leading batch-of-one axis
 _NEWAXIS = ("None", "np.newaxis", "numpy.newaxis", "tf.newaxis")
@@ -501,7 +501,7 @@ def _may_loop_over_samples(facts: SourceFacts) -> List[ast.AST]:
     if not may_import(facts, ("tensorflow",)) or not declarations(facts).module_aliases("tensorflow"):
         return []
     found = []
-    for node in facts.nodes(ast.For, ast.FunctionDef):
+    for node in (found.node for found in statements(facts, ast.For, ast.FunctionDef)):
         if isinstance(node, ast.For) and isinstance(node.target, ast.Name) \
                 and isinstance(node.iter, ast.Call) and dotted(node.iter.func) == "range":
             last = node.body[-1]

@@ -92,7 +92,7 @@ def test_output_is_a_fixpoint():
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from bench_check import CANDIDATE_TAIL  # noqa: E402 (every recipe's candidate, no recipe's finding)
 
-SUFFIXED = "    b_2 = y + x_1\n"  # the line that makes suffix-mixup a candidate
+SUFFIXED = "    b2 = y2 + x1\n"  # the line that makes suffix-mixup a candidate
 EVERY_RECIPE = CANDIDATE_TAIL.replace(SUFFIXED, "")
 
 

@@ -6,6 +6,7 @@ one, also on variants of the fixtures with a statement dropped."""
 from __future__ import annotations
 
 import dataclasses
+import textwrap
 
 import pytest
 from hypothesis import given, strategies as st
@@ -223,3 +224,270 @@ def test_slicing_changes_no_answer_on_fixture_variants(case):
     for source in _without_one_statement(case):
         assert _full_answer(source, "variant.py", True, False) == \
             _full_answer(source, "variant.py", False, False)
+
+
+# -- the text gates and sharper prechecks: each spelling the semantic model
+# follows still reaches the recipe (with its finding), and each near miss
+# (the pattern in a docstring or comment, a base the model knows for no
+# Keras class, a context it does not count) stops before the parse
+
+
+def _case(case_id, recipe, source, wanted, finding):
+    return pytest.param(recipe, textwrap.dedent(source), wanted, finding, id=case_id)
+
+
+_LAYER_CALL = textwrap.dedent("""\
+    import numpy as np
+    import tensorflow as tf
+    {imports}
+
+    class Block({base}):
+        def call(self, x):
+            h = tf.nn.relu(x)
+            return np.mean(h, axis=1)
+""")
+_UNUSED_SUBCLASS = textwrap.dedent("""\
+    {imports}
+
+    class Block({base}):
+        pass
+
+    def build():
+        block = Block()
+        return 1
+""")
+_BUFFER = textwrap.dedent("""\
+    {imports}
+
+    def f(model, x):
+        out = {factory}
+        for i in range(4):
+            out[i] = {value}
+        return out
+""")
+_TAPE = textwrap.dedent("""\
+    import numpy as np
+    import tensorflow as tf
+    from tensorflow import GradientTape as Recorder
+
+    def step(x):
+        with {tape} as tape:
+            h = tf.nn.relu(x)
+            m = np.mean(h, axis=1)
+        return tape.gradient(m, x)
+""")
+GATE_CASES = [
+    _case("keras-compat-v2", "unused-model-instance", """\
+        import tensorflow.compat.v2 as tf
+
+        def build():
+            dense = tf.keras.layers.Dense(3)
+            return 1
+    """, True, True),
+    _case("keras-from-tensorflow", "unused-model-instance", """\
+        from tensorflow import keras
+
+        def build():
+            dense = keras.layers.Dense(3)
+            return 1
+    """, True, True),
+    _case("keras-module-alias", "unused-model-instance", """\
+        import tensorflow.keras as K
+
+        def build():
+            dense = K.layers.Dense(3)
+            return 1
+    """, True, True),
+    _case("keras-class-imported-lowercase", "unused-model-instance", """\
+        from keras.layers import Dense as dense
+
+        def build():
+            layer = dense(3)
+            return 1
+    """, True, True),
+    _case("keras-presumed-layers", "unused-model-instance", """\
+        def build():
+            dense = layers.Dense(3)
+            return 1
+    """, True, True),
+    _case("keras3-layer-base", "unused-model-instance",
+          _UNUSED_SUBCLASS.format(imports="import keras", base="keras.Layer"), True, True),
+    _case("keras-engine-base", "unused-model-instance",
+          _UNUSED_SUBCLASS.format(imports="from keras.engine import base_layer", base="base_layer.Layer"),
+          True, True),
+    _case("keras-from-layers-import-layer", "unused-model-instance",
+          _UNUSED_SUBCLASS.format(imports="from keras.layers import Layer", base="Layer"), True, True),
+    _case("keras-factory-of-a-subclass", "unused-model-instance", """\
+        import tensorflow as tf
+
+        class Net(tf.keras.Model):
+            pass
+
+        def make():
+            return Net()
+
+        def build():
+            net = make()
+            return 1
+    """, True, True),
+    _case("keras-src-base", "unused-model-instance",
+          _UNUSED_SUBCLASS.format(imports="from tf_keras.src.engine import base_layer",
+                                  base="base_layer.Layer"), False, False),
+    _case("keras-in-docstring-and-comment-only", "unused-model-instance", '''\
+        def build():
+            """Like `dense = tf.keras.layers.Dense(3)`."""
+            dense = make(3)  # keras.layers.Dense
+            return 1
+    ''', False, False),
+    _case("numpy-presumed-np", "numpy-accumulator",
+          _BUFFER.format(imports="", factory="np.zeros((4, 3))", value="tf.reshape(model(x[i]), [3])"),
+          True, True),
+    _case("numpy-alias", "numpy-accumulator",
+          _BUFFER.format(imports="import numpy as onp\nimport tensorflow as tf", factory="onp.zeros((4, 3))",
+                         value="tf.reshape(model(x[i]), [3])"), True, True),
+    _case("numpy-from-import", "numpy-accumulator",
+          _BUFFER.format(imports="from numpy import zeros as z\nimport tensorflow as tf", factory="z((4, 3))",
+                         value="tf.reshape(model(x[i]), [3])"), True, True),
+    _case("numpy-np-in-docstring-only", "numpy-accumulator", '''\
+        import tensorflow as tf
+
+        def f(x):
+            """Returns np.zeros((4, 3)) filled: `out[i] = x`."""
+            out = tf.zeros((4, 3))
+            return out
+    ''', False, False),
+    _case("numpy-integer-buffer", "numpy-accumulator",
+          _BUFFER.format(imports="import numpy as np\nimport tensorflow as tf",
+                         factory="np.zeros(4, dtype=np.int32)", value="tf.argmax(model(x[i]))"),
+          False, False),
+    _case("numpy-number-written", "numpy-accumulator",
+          _BUFFER.format(imports="import numpy as np\nimport tensorflow as tf", factory="np.zeros(4)",
+                         value="-1.0"), False, False),
+    _case("numpy-buffer-rebound", "numpy-accumulator",
+          _BUFFER.format(imports="import numpy as np\nimport tensorflow as tf", factory="np.ones(4)\n"
+                         "    out = np.delete(out, 0)", value="tf.reduce_sum(model(x[i]))"), False, False),
+    _case("numpy-buffer-in-a-nested-function", "numpy-accumulator", """\
+        import numpy as np
+        import tensorflow as tf
+
+        def outer(model, x):
+            def fill():
+                out = np.zeros((4, 3))
+                for i in range(4):
+                    out[i] = tf.reshape(model(x[i]), [3])
+                return out
+            return fill()
+    """, True, True),
+    _case("numpy-aliased-tape", "numpy-accumulator", _TAPE.format(tape="Recorder()"), True, True),
+    _case("numpy-forward-tape", "numpy-accumulator",
+          _TAPE.format(tape="tf.autodiff.ForwardGradientTape()"), True, True),
+    _case("numpy-keras-call", "numpy-accumulator",
+          _LAYER_CALL.format(imports="", base="tf.keras.layers.Layer"), True, True),
+    _case("numpy-tf-function", "numpy-accumulator", """\
+        import numpy as np
+        import tensorflow as tf
+
+        @tf.function
+        def step(x):
+            h = tf.nn.relu(x)
+            return np.mean(h, axis=1)
+    """, True, True),
+    _case("numpy-in-an-f-string", "numpy-accumulator", """\
+        import numpy as np
+        import tensorflow as tf
+
+        @tf.function
+        def step(x):
+            h = tf.nn.relu(x)
+            return f"{np.mean(h, axis=1)}"
+    """, True, None),
+    _case("numpy-call-of-a-non-keras-layer", "numpy-accumulator",
+          _LAYER_CALL.format(imports="from tf_keras.src.engine import base_layer", base="base_layer.Layer"),
+          False, False),
+    _case("numpy-in-a-property", "numpy-accumulator", """\
+        import numpy as np
+        import tensorflow as tf
+
+        class Block:
+            @property
+            def scale(self):
+                h = tf.ones(3)
+                return np.mean(h)
+    """, False, False),
+    _case("suffix-two-numbers", "suffix-mixup", """\
+        def f(inputs_1, inputs_2, baseline_1, baseline_2, avg_grads_1, avg_grads_2):
+            x_1 = (inputs_1 - baseline_1) * avg_grads_1
+            x_2 = (inputs_2 - baseline_2) * avg_grads_1
+            return x_1, x_2
+    """, True, True),
+    _case("suffix-sibling-nowhere", "suffix-mixup", """\
+        def f(inputs_1, baseline_1, avg_grads_1):
+            x_2 = (inputs_1 - baseline_1) * avg_grads_1 + 2
+            return x_2
+    """, False, False),
+    _case("suffix-in-a-comment-only", "suffix-mixup", """\
+        def f(a, b):
+            # x_2 = (inputs_2 - baseline_2) * avg_grads_1
+            y1 = a + b
+            return y1
+    """, False, False),
+    _case("typed-convert", "typed-convert", """\
+        import tensorflow as tf
+
+        def f():
+            return tf.cast(tf.convert_to_tensor([[1, 2], [3, 4]]), tf.float64)
+    """, True, True),
+    _case("typed-convert-pair", "typed-convert", """\
+        import tensorflow.compat.v2 as tf
+
+        def f(values):
+            t = tf.convert_to_tensor(values)
+            # one step later
+            t = tf.cast(t, tf.float16)
+            return t
+    """, True, True),
+    _case("typed-convert-pair-read-between", "typed-convert", """\
+        import tensorflow as tf
+
+        def f(values):
+            t = tf.convert_to_tensor(values)
+            print(t)
+            t = tf.cast(t, tf.float16)
+            return t
+    """, False, False),
+    _case("typed-convert-not-tensorflow", "typed-convert", """\
+        import tensorflow as tf
+        from tf_keras.src import backend
+
+        def f(values):
+            return backend.cast(tf.convert_to_tensor(values), "float32")
+    """, False, False),
+    _case("typed-convert-in-a-docstring-only", "typed-convert", '''\
+        import tensorflow as tf
+
+        def f(a):
+            """Not `tf.cast(tf.convert_to_tensor(a), tf.float32)`."""
+            return tf.cast(a, tf.float32)
+    ''', False, False),
+]
+
+
+@pytest.mark.parametrize("recipe_id, source, wanted, finding", GATE_CASES)
+def test_text_gates_pass_every_spelling_and_stop_near_misses(recipe_id, source, wanted, finding):
+    recipe = RECIPES[recipe_id]
+    unfiltered = dataclasses.replace(recipe, tokens=(), precheck=None)
+    answer = _answer(source, "gate.py", recipe)
+    assert answer == _answer(source, "gate.py", unfiltered)
+    assert wants(recipe, source) is wanted
+    if finding is not None:
+        assert bool(answer[3]) is finding
+
+
+def test_code_text_blanks_comments_and_strings_but_keeps_f_strings_and_lines():
+    from migrate.recipe import SourceFacts
+    from recipes._pyast import code_text
+
+    source = ('x = 1  # keras.layers\n"""doc\ntf.keras \\""" still"""\n'
+              "y = 'a#b' + \"c\\\"d\" + rb'e' + f\"{np.mean(t)}\"\nz = r\"\\\" \" + keras\n")
+    text = code_text(SourceFacts(source))
+    assert text.splitlines() == ["x = 1   ", "", "", 'y =   +   +   + f"{np.mean(t)}"', "z =   + keras"]
