@@ -21,7 +21,7 @@ import contextvars
 import importlib
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 from fissix import btm_matcher, pygram, pytree
 from fissix.pgen2 import token
@@ -48,6 +48,16 @@ class Pass:
     postponed: set = field(default_factory=set)  # recipes with a match left for the next pass
     modified: bool = False  # a modifier ran (the tree may have changed)
     called: set = field(default_factory=set)  # (callback, node) pairs already called
+    within: Optional[Set[int]] = None  # ids of the top-level statements the restricted recipes visit
+    everywhere: FrozenSet[str] = frozenset()  # recipes visiting every statement even so
+
+    def skips(self, recipe: str, top) -> bool:
+        """Is ``top`` outside what ``recipe`` visits in this pass?"""
+        return self.within is not None and recipe not in self.everywhere and id(top) not in self.within
+
+    def strayed(self) -> bool:
+        """Did a restricted pass change a top-level statement it was not to visit?"""
+        return self.within is not None and not self.within.issuperset(self.owners)
 
     def proposals(self) -> List:
         """Recipe by recipe, each in the order of the text (the bottom
@@ -60,12 +70,19 @@ _active: contextvars.ContextVar[Pass] = contextvars.ContextVar("tf_migrate_trave
 _tools: Dict[Tuple[str, ...], "BowlerTool"] = {}
 
 
-def run(recipes: Sequence[Recipe], tree: pytree.Node, path: str, contexts: Dict[str, PassContext]) -> Pass:
-    """Traverse ``tree`` once with every recipe of ``recipes`` (mutating it)."""
-    state = Pass(tree, contexts, spans(tree))
+def run(recipes: Sequence[Recipe], tree: pytree.Node, path: str, contexts: Dict[str, PassContext],
+        within: Optional[Set[int]] = None, everywhere: FrozenSet[str] = frozenset()) -> Pass:
+    """Traverse ``tree`` once with every recipe of ``recipes`` (mutating it).
+    ``within``, when given, holds the ids of the only top-level statements
+    the recipes not named in ``everywhere`` visit (migrate/incremental.py);
+    when every recipe is so restricted, only those statements are walked."""
+    state = Pass(tree, contexts, spans(tree), within=within, everywhere=everywhere)
     token = _active.set(state)
+    walked = tree
+    if within is not None and not everywhere.intersection(r.id for r in recipes):
+        walked = _Statements(tree, [child for child in tree.children if id(child) in within])
     try:
-        tool(recipes).refactor_tree(tree, path)
+        tool(recipes).refactor_tree(walked, path)
     finally:
         _active.reset(token)
         if state.modified:
@@ -106,6 +123,34 @@ def tool(recipes: Sequence[Recipe]) -> "BowlerTool":
         found.BM.__class__ = _BottomMatcher
         _tools[key] = found
     return found
+
+
+class _Statements:
+    """Some top-level statements of a tree, walked as fissix walks a tree
+    (what ``refactor_tree`` asks of one): the same nodes in the same order,
+    without the others."""
+
+    def __init__(self, root: pytree.Node, children: List[pytree.Base]):
+        self.root, self.children = root, children
+        self.used_names = getattr(root, "used_names", set())
+
+    @property
+    def was_changed(self) -> bool:
+        return self.root.was_changed
+
+    def pre_order(self):
+        yield self.root
+        for child in self.children:
+            yield from child.pre_order()
+
+    def post_order(self):
+        for child in self.children:
+            yield from child.post_order()
+        yield self.root
+
+    def leaves(self):
+        for child in self.children:
+            yield from child.leaves()
 
 
 class _BottomMatcher(btm_matcher.BottomMatcher):
@@ -194,6 +239,8 @@ def _guarded(recipe: Recipe, callback: Callable, filtering: bool) -> Callable:
         top = top_statement(node)
         if state.owners.get(id(top), recipe.id) != recipe.id:
             state.postponed.add(recipe.id)
+            return False if filtering else None
+        if state.skips(recipe.id, top):
             return False if filtering else None
         root_size = len(state.root.children)
         context = state.contexts[recipe.id]

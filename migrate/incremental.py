@@ -1,0 +1,130 @@
+"""Which top-level statements a pass after the first must visit.
+
+A pass that changed a few statements of a large file leaves the others as
+they were: the same text, and (by the premise migrate/slicing.py rests on)
+the same answers from the semantic model as long as no statement in their
+closure changed. The next pass therefore visits, for the recipes that ran
+the pass before, the changed statements (as they are now) and every
+statement whose closure reaches one of them (as it was or as it is): a
+def/class mentioning a name one defines, or defining a function one
+mentions. A change in module code that is not a def/class, or in a
+statement whose reach is the whole module, is in every statement's closure:
+then the next pass visits everything, as does any pass whose tree is not
+the previous pass's output (a full re-parse), and any recipe that did not
+run the previous pass to the end (new, crashed, or only reporting).
+
+Each top-level statement carries what slicing reads of it (words, defined
+names, functions, reach), read once: from one ``ast`` parse of the text for
+the first pass's tree, and from its own text for a statement a pass made.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import FrozenSet, List, Optional, Sequence, Set, Tuple
+
+from fissix import pytree
+
+from . import slicing
+
+_FACTS = "_tf_migrate_reads"  # attribute of a top-level fissix statement
+
+
+@dataclass(frozen=True)
+class Reads:
+    """What slicing's closure reads of one top-level statement."""
+
+    words: FrozenSet[str]
+    defines: FrozenSet[str]
+    functions: FrozenSet[str]
+    everywhere: bool  # module code, or a reach of the whole module: in every closure
+
+
+_UNREADABLE = Reads(frozenset(), frozenset(), frozenset(), True)
+
+
+def _merged(statements: Sequence[slicing._Statement]) -> Reads:
+    """One fissix statement may hold several ``ast`` ones (``a = 1; b = 2``)."""
+    words: Set[str] = set()
+    defines: Set[str] = set()
+    functions: Set[str] = set()
+    everywhere = False
+    for statement in statements:
+        words |= statement.words
+        defines |= statement.defines
+        functions |= statement.functions
+        everywhere |= statement.module_wide or not isinstance(statement.node, slicing._NAMED)
+    return Reads(frozenset(words), frozenset(defines), frozenset(functions), everywhere)
+
+
+def _read_text(text: str) -> Reads:
+    """The Reads of one top-level statement's text (prefix included)."""
+    try:
+        module = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return _UNREADABLE
+    return _merged(slicing._statements(module, slicing._LINE.findall(text)))
+
+
+def read_spans(spans: Sequence[Tuple[pytree.Base, int]], text: str) -> None:
+    """Give each top-level statement of a pass's tree (``spans``, before the
+    pass, see traversal.spans) its Reads, from one parse of ``text`` (the
+    pass's text); statements read before keep theirs."""
+    if all(_FACTS in node.__dict__ for node, _ in spans):
+        return
+    try:
+        module = ast.parse(text)
+    except (SyntaxError, ValueError):
+        for node, _ in spans:
+            node.__dict__.setdefault(_FACTS, _UNREADABLE)
+        return
+    groups: List[List[slicing._Statement]] = [[] for _ in spans]
+    k = 0
+    for statement in slicing._statements(module, slicing._LINE.findall(text)):
+        while k + 1 < len(spans) and spans[k + 1][1] <= statement.first + 1:
+            k += 1
+        groups[k].append(statement)
+    for (node, _), group in zip(spans, groups):
+        node.__dict__.setdefault(_FACTS, _merged(group))
+
+
+def _reads(node: pytree.Base) -> Reads:
+    found = node.__dict__.get(_FACTS)
+    if found is None:
+        found = node.__dict__[_FACTS] = _read_text(str(node))
+    return found
+
+
+def to_revisit(before: Sequence[Tuple[pytree.Base, int]], after: pytree.Node) -> Optional[Set[int]]:
+    """The ids of the top-level statements of ``after`` (a pass's output
+    tree, re-parsed incrementally) that the next pass must visit, or None
+    for all. ``before`` are the pass's top-level statements (spans), read
+    by ``read_spans``; a statement of ``after`` that is not one of them is
+    new (made or re-parsed) and is read from its own text."""
+    kept = {id(node) for node, _ in before}
+    present = {id(child) for child in after.children}
+    gone = [node for node, _ in before if id(node) not in present]
+    made = [child for child in after.children if id(child) not in kept]
+    if len(made) == len(after.children):
+        return None  # a full parse: nothing is known to be the same
+    changed = [_reads(node) for node in gone + made]
+    if any(reads.everywhere for reads in changed):
+        return None
+    revisit = {id(child) for child in made}
+    defines = set().union(*(r.defines for r in changed))
+    words = set().union(*(r.words for r in changed))
+    others = [(child, _reads(child)) for child in after.children if id(child) not in revisit]
+    while True:  # every statement whose closure reaches a changed one
+        more = [(child, reads) for child, reads in others
+                if reads.words & defines or reads.functions & words]
+        if not more:
+            break
+        if any(reads.everywhere for _, reads in more):
+            return None
+        for child, reads in more:
+            revisit.add(id(child))
+            defines |= reads.defines
+            words |= reads.words
+        others = [(child, reads) for child, reads in others if id(child) not in revisit]
+    return revisit
