@@ -121,8 +121,30 @@ def tool(recipes: Sequence[Recipe]) -> "BowlerTool":
         if not found.bmi_post_order:
             found.bmi_post_order_heads = {}
         found.BM.__class__ = _BottomMatcher
+        for fixer in found.pre_order + found.post_order:
+            fixer.pattern = _unwrapped(fixer.pattern)
         _tools[key] = found
     return found
+
+
+def _unwrapped(pattern: pytree.BasePattern) -> pytree.BasePattern:
+    """The same pattern without the wildcards fissix's compiler wraps around
+    each ``< ... >`` body (matched once, one alternative, unnamed): the body
+    itself matches the same children with the same results, and a body
+    without a repeat then matches child by child instead of through
+    fissix's generator of every way a sequence can match (most of a pass's
+    matching time)."""
+    if isinstance(pattern, pytree.NodePattern) and pattern.content is not None:
+        content = [_unwrapped(p) for p in pattern.content]
+        only = content[0] if len(content) == 1 else None
+        if isinstance(only, pytree.WildcardPattern) and only.min == only.max == 1 \
+                and only.name is None and only.content is not None and len(only.content) == 1:
+            content = list(only.content[0])
+        return pytree.NodePattern(pattern.type, content, pattern.name)
+    if isinstance(pattern, pytree.WildcardPattern) and pattern.content is not None:
+        return pytree.WildcardPattern([[_unwrapped(p) for p in alternative] for alternative in pattern.content],
+                                      pattern.min, pattern.max, pattern.name)
+    return pattern
 
 
 class _Statements:
