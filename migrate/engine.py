@@ -252,12 +252,15 @@ class _Revisit:
 
     statements: set
     everywhere: FrozenSet[str]
+    context: list  # the top-level statements the pass's module holds (incremental.context_of)
 
     @classmethod
     def after(cls, spans, text: str, tree: pytree.Node, everywhere: FrozenSet[str]) -> Optional["_Revisit"]:
         incremental.read_spans(spans, text)
         statements = incremental.to_revisit(spans, tree)
-        return None if statements is None else cls(statements, everywhere)
+        if statements is None:
+            return None
+        return cls(statements, everywhere, incremental.context_of(tree, statements))
 
 
 class _Fixpoint:
@@ -350,9 +353,9 @@ class _Fixpoint:
                                           self.options.apply and r.id not in report_only,
                                           dict(self.options.recipe_options),
                                           only=self._only(text)) for r in active}
-            within, everywhere = (None, frozenset()) if revisit is None else \
-                (revisit.statements, revisit.everywhere)
-            state = traversal.run(active, tree, self.path, contexts, within, everywhere)
+            within, everywhere, context = (None, frozenset(), None) if revisit is None else \
+                (revisit.statements, revisit.everywhere, revisit.context)
+            state = traversal.run(active, tree, self.path, contexts, within, everywhere, context)
             revisit = None  # a re-run parses the text again: its statements are new
             if state.crashed:
                 for recipe, error in state.crashed.items():

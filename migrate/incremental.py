@@ -13,6 +13,10 @@ then the next pass visits everything, as does any pass whose tree is not
 the previous pass's output (a full re-parse), and any recipe that did not
 run the previous pass to the end (new, crashed, or only reporting).
 
+The pass sees those statements in a module holding only them and their
+closure (``context_of``, as slicing would keep them), so the per-tree facts
+and the semantic model are built for what it visits, not the whole file.
+
 Each top-level statement carries what slicing reads of it (words, defined
 names, functions, reach), read once: from one ``ast`` parse of the text for
 the first pass's tree, and from its own text for a statement a pass made.
@@ -128,3 +132,15 @@ def to_revisit(before: Sequence[Tuple[pytree.Base, int]], after: pytree.Node) ->
             words |= reads.words
         others = [(child, reads) for child, reads in others if id(child) not in revisit]
     return revisit
+
+
+def context_of(tree: pytree.Node, revisit: Set[int]) -> List[pytree.Base]:
+    """The top-level statements of ``tree`` a pass visiting those in
+    ``revisit`` needs (and its last, the end marker): slicing's kept set
+    for them, so the model answers there as on the whole tree. Every
+    statement has its Reads (``to_revisit`` read them)."""
+    children = tree.children
+    reads = [_reads(child) for child in children]
+    kept = {i for i, child in enumerate(children) if id(child) in revisit or reads[i].everywhere}
+    kept = slicing._closure(reads, kept) | {len(children) - 1}
+    return [children[i] for i in sorted(kept)]

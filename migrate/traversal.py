@@ -50,6 +50,7 @@ class Pass:
     called: set = field(default_factory=set)  # (callback, node) pairs already called
     within: Optional[Set[int]] = None  # ids of the top-level statements the restricted recipes visit
     everywhere: FrozenSet[str] = frozenset()  # recipes visiting every statement even so
+    regrouped: bool = False  # a modifier added or removed a statement of a module part
 
     def skips(self, recipe: str, top) -> bool:
         """Is ``top`` outside what ``recipe`` visits in this pass?"""
@@ -57,7 +58,7 @@ class Pass:
 
     def strayed(self) -> bool:
         """Did a restricted pass change a top-level statement it was not to visit?"""
-        return self.within is not None and not self.within.issuperset(self.owners)
+        return self.within is not None and (self.regrouped or not self.within.issuperset(self.owners))
 
     def proposals(self) -> List:
         """Recipe by recipe, each in the order of the text (the bottom
@@ -71,23 +72,55 @@ _tools: Dict[Tuple[str, ...], "BowlerTool"] = {}
 
 
 def run(recipes: Sequence[Recipe], tree: pytree.Node, path: str, contexts: Dict[str, PassContext],
-        within: Optional[Set[int]] = None, everywhere: FrozenSet[str] = frozenset()) -> Pass:
+        within: Optional[Set[int]] = None, everywhere: FrozenSet[str] = frozenset(),
+        context: Optional[List[pytree.Base]] = None) -> Pass:
     """Traverse ``tree`` once with every recipe of ``recipes`` (mutating it).
     ``within``, when given, holds the ids of the only top-level statements
-    the recipes not named in ``everywhere`` visit (migrate/incremental.py);
-    when every recipe is so restricted, only those statements are walked."""
+    the recipes not named in ``everywhere`` visit (migrate/incremental.py).
+    When every recipe is so restricted, only those statements are walked,
+    and with ``context`` (top-level statements of ``tree`` holding them and
+    their closure, migrate/slicing.py) the pass sees a module of those
+    statements alone, as a sliced run does."""
     state = Pass(tree, contexts, spans(tree), within=within, everywhere=everywhere)
     token = _active.set(state)
-    walked = tree
+    walked, part = tree, None
     if within is not None and not everywhere.intersection(r.id for r in recipes):
-        walked = _Statements(tree, [child for child in tree.children if id(child) in within])
+        part = _Part(tree, context) if context is not None else None
+        root = part.root if part is not None else tree
+        walked = _Statements(root, [child for child in root.children if id(child) in within])
     try:
         tool(recipes).refactor_tree(walked, path)
     finally:
         _active.reset(token)
+        if part is not None:
+            state.regrouped = not part.restore()
         if state.modified:
             forget(tree)
     return state
+
+
+class _Part:
+    """Some top-level statements of a tree, for one pass the children of a
+    module of their own (what the recipes' per-tree facts and the semantic
+    model are built from), then given back to the tree."""
+
+    def __init__(self, tree: pytree.Node, children: List[pytree.Base]):
+        self.tree, self.children = tree, list(children)
+        for child in self.children:
+            child.parent = None
+        self.root = pytree.Node(_FILE_INPUT, self.children)
+        self.root.used_names = getattr(tree, "used_names", set())
+
+    def restore(self) -> bool:
+        """Give the statements back; False (the tree is then not to be used)
+        when a modifier added, removed or replaced one of them."""
+        same = len(self.root.children) == len(self.children) \
+            and all(a is b for a, b in zip(self.root.children, self.children))
+        for child in self.root.children:
+            child.parent = self.tree if same else None
+        self.root.children = []
+        forget(self.root)
+        return same
 
 
 def forget(tree: pytree.Node) -> None:
