@@ -279,8 +279,8 @@ class _Fixpoint:
     def run(self, text: str, tree: pytree.Node, recipes: Sequence[Recipe]) -> str:
         """The fixpoint's text. The cycle collector is paused meanwhile and
         runs once after each pass, the objects alive before the first pass
-        (the input's tree, most of which every pass keeps) frozen out of its
-        sight: a pass allocates many small objects, and each collection they
+        (the input's tree, most of which every pass keeps) and those that
+        survived the last collection frozen out of its sight: a pass allocates many small objects, and each collection they
         would trigger, like a full one after a pass, would traverse the whole
         tree. Thawed at the end, they are the collector's again."""
         enabled = gc.isenabled()
@@ -315,6 +315,7 @@ class _Fixpoint:
             revisit = outcome.revisit if outcome.tree is not None else None
             del outcome
             gc.collect()  # the pass's garbage: replaced statements, the old tree's facts
+            gc.freeze()  # and what survives it (mostly the new tree) is not traversed again
             # the text is parsed already: only the token prefilter is worth asking
             # (a fix may bring in another recipe's tokens: a TensorArray loop to batch)
             recipes = [r for r in self.options.recipes if prefilter.matcher(r.tokens)(text)]
