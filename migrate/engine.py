@@ -280,8 +280,9 @@ class _Fixpoint:
         """The fixpoint's text. The cycle collector is paused meanwhile and
         runs once after each pass, the objects alive before the first pass
         (the input's tree, most of which every pass keeps) and those that
-        survived the last collection frozen out of its sight: a pass allocates many small objects, and each collection they
-        would trigger, like a full one after a pass, would traverse the whole
+        survived the last collection frozen out of its sight: a pass
+        allocates many small objects, and each collection they would
+        trigger, like a full one after a pass, would traverse the whole
         tree. Thawed at the end, they are the collector's again."""
         enabled = gc.isenabled()
         gc.disable()
