@@ -83,7 +83,7 @@ def run(recipes: Sequence[Recipe], tree: pytree.Node, path: str, contexts: Dict[
     statements alone, as a sliced run does."""
     state = Pass(tree, contexts, spans(tree), within=within, everywhere=everywhere)
     token = _active.set(state)
-    walked, part = tree, None
+    walked, part = _Statements(tree, tree.children), None
     if within is not None and not everywhere.intersection(r.id for r in recipes):
         part = _Part(tree, context) if context is not None else None
         root = part.root if part is not None else tree
@@ -181,9 +181,11 @@ def _unwrapped(pattern: pytree.BasePattern) -> pytree.BasePattern:
 
 
 class _Statements:
-    """Some top-level statements of a tree, walked as fissix walks a tree
-    (what ``refactor_tree`` asks of one): the same nodes in the same order,
-    without the others."""
+    """Top-level statements of a tree, walked as fissix walks a tree (what
+    ``refactor_tree`` asks of one): the same nodes in the same order,
+    without the others; the walks the matchers take go by an explicit
+    stack, not by fissix's generator per node (one resumption per level for
+    every node yielded)."""
 
     def __init__(self, root: pytree.Node, children: List[pytree.Base]):
         self.root, self.children = root, children
@@ -199,13 +201,28 @@ class _Statements:
             yield from child.pre_order()
 
     def post_order(self):
-        for child in self.children:
-            yield from child.post_order()
-        yield self.root
+        """Each node after its children; as in fissix, a node's children are
+        the list it had when the walk reached it."""
+        stack = [(self.root, iter(self.children))]
+        while stack:
+            node, rest = stack[-1]
+            child = next(rest, None)
+            if child is None:
+                stack.pop()
+                yield node
+            elif isinstance(child, pytree.Leaf):
+                yield child
+            else:
+                stack.append((child, iter(child.children)))
 
     def leaves(self):
-        for child in self.children:
-            yield from child.leaves()
+        stack = list(reversed(self.children))
+        while stack:
+            node = stack.pop()
+            if isinstance(node, pytree.Leaf):
+                yield node
+            else:
+                stack.extend(reversed(node.children))
 
 
 class _BottomMatcher(btm_matcher.BottomMatcher):
