@@ -18,8 +18,9 @@ closure (``context_of``, as slicing would keep them), so the per-tree facts
 and the semantic model are built for what it visits, not the whole file.
 
 Each top-level statement carries what slicing reads of it (words, defined
-names, functions, reach), read once: from one ``ast`` parse of the text for
-the first pass's tree, and from its own text for a statement a pass made.
+names, functions, reach), read once from its own text with ``ast``: from
+the pass's text for the first pass's tree, and as printed for a statement a
+pass made.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from typing import FrozenSet, List, Optional, Sequence, Set, Tuple
 from fissix import pytree
 
 from . import slicing
+from .edits import split_lines
 
 _FACTS = "_tf_migrate_reads"  # attribute of a top-level fissix statement
 
@@ -73,24 +75,17 @@ def _read_text(text: str) -> Reads:
 
 def read_spans(spans: Sequence[Tuple[pytree.Base, int]], text: str) -> None:
     """Give each top-level statement of a pass's tree (``spans``, before the
-    pass, see traversal.spans) its Reads, from one parse of ``text`` (the
-    pass's text); statements read before keep theirs."""
+    pass, see traversal.spans) its Reads, from its lines of ``text`` (the
+    pass's text: a statement the pass changed is read as it was); one
+    statement's ``ast`` at a time, never the whole file's at once beside its
+    fissix tree. Statements read before keep theirs."""
     if all(_FACTS in node.__dict__ for node, _ in spans):
         return
-    try:
-        module = ast.parse(text)
-    except (SyntaxError, ValueError):
-        for node, _ in spans:
-            node.__dict__.setdefault(_FACTS, _UNREADABLE)
-        return
-    groups: List[List[slicing._Statement]] = [[] for _ in spans]
-    k = 0
-    for statement in slicing._statements(module, slicing._LINE.findall(text)):
-        while k + 1 < len(spans) and spans[k + 1][1] <= statement.first + 1:
-            k += 1
-        groups[k].append(statement)
-    for (node, _), group in zip(spans, groups):
-        node.__dict__.setdefault(_FACTS, _merged(group))
+    lines = split_lines(text)
+    ends = [line for _, line in spans[1:]] + [len(lines) + 1]
+    for (node, first), end in zip(spans, ends):
+        if _FACTS not in node.__dict__:
+            node.__dict__[_FACTS] = _read_text("".join(lines[first - 1:end - 1]))
 
 
 def _reads(node: pytree.Base) -> Reads:
