@@ -313,7 +313,7 @@ class _Fixpoint:
             self.applied = list(dict.fromkeys(self.applied + applied))
             text = outcome.text
             trees.append(outcome.tree or parse(text))
-            revisit = outcome.revisit if outcome.tree is not None else None
+            revisit = outcome.revisit
             del outcome
             gc.collect()  # the pass's garbage: replaced statements, the old tree's facts
             gc.freeze()  # and what survives it (mostly the new tree) is not traversed again
