@@ -10,8 +10,11 @@ def/class mentioning a name one defines, or defining a function one
 mentions. A change in module code that is not a def/class, or in a
 statement whose reach is the whole module, is in every statement's closure:
 then the next pass visits everything, as does any pass whose tree is not
-the previous pass's output (a full re-parse), and any recipe that did not
-run the previous pass to the end (new, crashed, or only reporting).
+the previous pass's output (a full re-parse), and any recipe that crashed
+or only reported in the previous pass. A recipe that did not run the
+previous pass was ruled out on its text by the prefilter: it found nothing
+there then, so nothing where nothing changed now. A restricted pass that
+changes a statement it was not to visit is run again on the whole tree.
 
 The pass sees those statements in a module holding only them and their
 closure (``context_of``, as slicing would keep them), so the per-tree facts
