@@ -10,6 +10,7 @@ crashes is reported and the others still run.
 
 from __future__ import annotations
 
+import ast
 import bisect
 import gc
 import re
@@ -103,7 +104,7 @@ def _unsupported_feature(line: str) -> str:
     return ""
 
 
-def _compile(source: str, filename: str) -> None:
+def _compile(source: Union[str, ast.Module], filename: str) -> None:
     """CPython's own verdict on ``source``; its warnings about user code
     (``x is 1``) are not ours to print."""
     with warnings.catch_warnings():
@@ -163,10 +164,11 @@ def transform(source: str, path: str, options: Options, sliced: bool = True) -> 
 
 def _transform(source: str, path: str, options: Options, sliced: bool = True) -> SourceResult:
     text, had_newline = _with_final_newline(source)
-    unreadable = _cpython_verdict(text, path)
+    prechecks = _Prechecks()
+    read_later = any(r.precheck is not None and prefilter.matcher(r.tokens)(text) for r in options.recipes)
+    unreadable = _cpython_verdict(text, path, prechecks.facts_of(text) if read_later else None)
     if unreadable:
         return SourceResult(path, Status.SKIPPED, source, source, reason=unreadable)
-    prechecks = _Prechecks()
     candidates, places = [], []
     for recipe in options.recipes:
         answer = _places(recipe, text, prechecks)
@@ -178,10 +180,11 @@ def _transform(source: str, path: str, options: Options, sliced: bool = True) ->
     part = slicing.cut(text, prechecks.facts.tree, places) if places and sliced else None
     del prechecks, places  # its stdlib ast of a large file weighs as much as the fissix tree
     if part is not None:
-        result, final = _run(part.text, source, path, options, candidates)
+        with part.running():
+            result, final = _run(part.text, source, path, options, candidates)
         final = part.restore(final) if final is not None and not result.errors \
             and not part.touched_by(result.diagnostics) else None
-        if final is not None and _compiles(final, path):  # the restored text is checked too
+        if final is not None and (final == text or _compiles(final, path)):  # a restored change too
             return _finished(result, final, source, had_newline, options)
     result, final = _run(text, source, path, options, candidates)
     return result if final is None else _finished(result, final, source, had_newline, options)
@@ -212,19 +215,37 @@ def _finished(result: SourceResult, final: str, source: str, had_newline: bool,
     return result
 
 
-def _cpython_verdict(text: str, path: str) -> Optional[str]:
+def _cpython_verdict(text: str, path: str, facts: Optional[SourceFacts] = None) -> Optional[str]:
     """Why CPython cannot compile the text (then the file is skipped, whatever
     the prefilter says), or None. ``compile`` is several times cheaper than
-    building the stdlib ``ast``, which only the files a recipe wants need."""
+    building the stdlib ``ast``, which only the files a recipe wants need;
+    when a precheck will read it (``facts``), the ``ast`` is built first and
+    compiled, so the text is parsed once (the same parser and compiler: the
+    same verdict; what only the ``ast`` objects hit, a recursion limit, is
+    asked of the text)."""
+    source = _tree_or_text(text, facts)
     try:
-        _compile(text, path)
+        _compile(source, path)
     except SyntaxError as err:
         if err.lineno:
             return f"syntax error at line {err.lineno}: {err.msg}"
         return f"cannot be compiled: {err.msg or err}"
     except (ValueError, MemoryError, RecursionError) as err:
+        if source is not text:
+            return _cpython_verdict(text, path)
         return f"cannot be compiled: {type(err).__name__}: {err}"
     return None
+
+
+def _tree_or_text(text: str, facts: Optional[SourceFacts]) -> Union[str, ast.Module]:
+    """The prechecks' ``ast`` of ``text`` when it parses; else the text
+    (whose compile then reports the parser's error)."""
+    if facts is None:
+        return text
+    try:
+        return facts.tree
+    except SyntaxError:
+        return text
 
 
 def _with_final_newline(source: str) -> Tuple[str, bool]:

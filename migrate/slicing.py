@@ -3,13 +3,16 @@
 fissix is pure Python, several times slower than CPython's parser; a file
 that passes every precheck because of one function would otherwise be
 parsed whole. The prechecks (stdlib ``ast``) say where each recipe's pattern
-can be; the fissix run then sees those top-level statements, all module
-code that is not a ``def``/``class`` and, for the semantic model's
-module-wide answers, a closure of the rest (see ``_closure``). Every other
+can be; the fissix run then sees the top-level statements holding those
+places, the module code that imports, may stop the model's walk or reaches
+the whole module, and the closure of what the semantic model and the
+recipes read across top-level statements (``_Closure``). Every other
 top-level statement's lines become placeholder comments, one per line, so
 positions stay those of the input; the output's placeholders are then put
-back. Any doubt (a placeholder lost, moved or edited; an edit touching one;
-an error) and the engine runs on the whole text instead.
+back. What the elided statements hold that is asked of the whole module by
+name (their NAME leaves) is handed to the run (``unseen``). Any doubt (a
+place outside every function; a placeholder lost, moved or edited; an edit
+touching one; an error) and the engine runs on the whole text instead.
 """
 
 from __future__ import annotations
@@ -17,23 +20,50 @@ from __future__ import annotations
 import ast
 import re
 from bisect import bisect_right
+from contextlib import contextmanager
+from contextvars import ContextVar
+from itertools import accumulate
 from dataclasses import dataclass, field
-from typing import Dict, Iterable, List, Optional, Sequence, Set
+from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
 from .result import Diagnostic
 
 MARK = "# tf-migrate:elided"
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n|$)")  # lines as CPython counts them
 _PAREN_WITH = re.compile(r"\bwith[ \t\f]*\(")
-# calls whose reach is the whole module (recipes._model's _Readers): an
-# attribute read by a computed name, globals(), eval/exec, get_layer("...")
-_ATTRIBUTE_READERS = frozenset({"getattr", "hasattr", "setattr", "delattr"})
-_MODULE_READERS = frozenset({"globals", "eval", "exec", "__import__"})
-# syntax fissix rejects wherever it is: match, except* (Python 3.10, 3.11);
-# assignment expressions only in some places (kept wherever they are)
-_NEWER = frozenset(getattr(ast, name) for name in ("Match", "TryStar", "NamedExpr") if hasattr(ast, name))
+_WORD = re.compile(r"\w+")
+_NUMBERED = re.compile(r"_\d+$")
+# dynamic readers as recipes._model's _Readers counts them: attributes read by
+# a string (their names, or any attribute), every module name (globals(), eval, exec)
+_ATTRIBUTE_READERS = frozenset({"getattr", "hasattr"})
+_MODULE_READERS = frozenset({"globals", "eval", "exec"})
+_TF_NP = frozenset({"numpy", "tensorflow"})
+# syntax fissix rejects wherever it is: match, except* (Python 3.10, 3.11),
+# type aliases (3.12); assignment expressions only in some places (kept wherever they are)
+_NEWER = frozenset(getattr(ast, name) for name in ("Match", "TryStar", "NamedExpr", "TypeAlias")
+                   if hasattr(ast, name))
 _NAMED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-_DEFINITIONS = frozenset(_NAMED)
+_STOPS = frozenset({ast.Return, ast.Raise, ast.Break, ast.Continue})
+
+
+@dataclass(frozen=True)
+class Unseen:
+    """What the statements the current fissix run does not see hold, for the
+    questions asked of the whole module: ``names``, their NAME leaves as
+    fissix tokenizes them (is a function named anywhere else; is a fresh
+    name taken); ``reads_attributes``, whether they may read an attribute
+    by a string (``getattr``, ``hasattr``, ``vars(x)``)."""
+
+    names: FrozenSet[str] = frozenset()
+    reads_attributes: bool = False
+
+
+_UNSEEN: ContextVar[Unseen] = ContextVar("tf_migrate_unseen", default=Unseen())
+
+
+def unseen() -> Unseen:
+    """The current run's Unseen; empty when it sees the whole text."""
+    return _UNSEEN.get()
 
 
 @dataclass
@@ -41,11 +71,26 @@ class _Statement:
     first: int  # 0-based index of its first line (decorators included)
     last: int  # 0-based index of its last line
     node: ast.stmt
-    words: Set[str]  # every name it mentions (variables, attributes, parameters, keywords)
-    defines: Set[str]  # names it binds for the module: defs and classes (nested ones
-    # too), imports, ``global`` names, attributes read by ``getattr(x, "name")``
-    module_wide: bool  # reaches the whole module (a call), or fissix may reject its syntax
-    functions: Set[str] = field(default_factory=set)  # names of its defs and classes
+    leaves: Set[str] = field(default_factory=set)  # every name fissix sees in it as a NAME
+    # leaf: variables, attributes, parameters, keywords, defs, imports (not inside f-strings)
+    names: Set[str] = field(default_factory=set)  # the variables it reads or binds (ast.Name)
+    variables: Set[str] = field(default_factory=set)  # names, parameters, defs and classes,
+    # imports, ``except ... as``, ``global``: what the model may record as read or bound
+    binds: Set[str] = field(default_factory=set)  # module names it may bind: its own def or
+    # class, imports (anywhere: the model's import table is the module's), ``global`` names
+    imported: Set[str] = field(default_factory=set)  # names its imports bind
+    functions: Set[str] = field(default_factory=set)  # functions it binds in the module scope
+    classes: Set[str] = field(default_factory=set)  # its classes, nested ones too
+    by_string: Set[str] = field(default_factory=set)  # attributes read as ``getattr(x, "name")``
+    callees: Dict[str, int] = field(default_factory=dict)  # last name of what it calls -> first line
+    strings: List[str] = field(default_factory=list)  # the lines of its string literals
+    stops: bool = False  # module code that may not fall through: the model's walk stops there
+    reads_attributes: bool = False  # getattr/hasattr/vars(x): attributes read by a string
+    stops: bool = False  # may not fall through (return, raise, break, continue outside a def)
+    function_lines: List[Tuple[int, int]] = field(default_factory=list)  # (def line, last line) of its functions
+    imports: bool = False  # holds an import
+    imports_tf_np: bool = False  # imports from numpy or tensorflow (the import table's answers)
+    module_wide: bool = False  # reaches the whole module (a call), or fissix may reject its syntax
 
 
 @dataclass
@@ -54,6 +99,17 @@ class Slice:
 
     text: str
     elided: Dict[int, str]  # 0-based line index -> the input's line (with its ending)
+    unseen: Unseen = Unseen()  # what the elided statements hold
+
+    @contextmanager
+    def running(self) -> Iterator[None]:
+        """While the fissix run works on ``text``, ``unseen()`` answers what
+        the elided statements hold."""
+        token = _UNSEEN.set(self.unseen)
+        try:
+            yield
+        finally:
+            _UNSEEN.reset(token)
 
     def restore(self, output: str) -> Optional[str]:
         """``output`` with every placeholder replaced by its input line; None
@@ -99,33 +155,40 @@ class Slice:
 
 def cut(text: str, tree: ast.Module, places: Iterable[ast.AST]) -> Optional[Slice]:
     """The Slice of ``text`` keeping the top-level statements holding
-    ``places`` and their closure; None when nothing would be left out."""
+    ``places`` and their closure; None when nothing would be left out, or
+    when a place is not inside a function (recipes ask about its scope, the
+    module, by walking all of it)."""
     if MARK in text:
         return None
     lines = _LINE.findall(text)
-    statements = _statements(tree, lines)
+    statements = _statements(tree, text, lines)
     starts = [s.first + 1 for s in statements]
-    kept: Set[int] = {i for i, s in enumerate(statements)
-                      if not isinstance(s.node, _NAMED) or s.module_wide}
+    kept: Set[int] = {i for i, s in enumerate(statements) if _pinned(s, i)}
     for place in places:
-        index = _holder(starts, getattr(place, "lineno", 0))
-        if index is not None:
-            kept.add(index)
-    kept = _closure(statements, kept)
+        line = getattr(place, "lineno", 0)
+        index = _holder(starts, line)
+        if index is None or not any(a <= line <= b for a, b in statements[index].function_lines):
+            return None  # module-level code: recipes scan the module's scope, elided code too
+        kept.add(index)
+    kept = _Closure(statements).of(kept)
     if len(kept) == len(statements):
         return None
     out = list(lines)
     elided: Dict[int, str] = {}
+    names: Set[str] = set()
+    reads_attributes = False
     for index, statement in enumerate(statements):
         if index in kept:
             continue
+        names |= statement.leaves
+        reads_attributes |= statement.reads_attributes
         for line in range(statement.first, statement.last + 1):
             elided[line] = lines[line]
             body = lines[line].rstrip("\r\n")
             out[line] = _placeholder(line) + lines[line][len(body):]
     if not elided:
         return None
-    return Slice("".join(out), elided)
+    return Slice("".join(out), elided, Unseen(frozenset(names), reads_attributes))
 
 
 def _placeholder(index: int) -> str:
@@ -133,72 +196,214 @@ def _placeholder(index: int) -> str:
     return f"{MARK} {index}"
 
 
-def _statements(tree: ast.Module, lines: List[str]) -> List[_Statement]:
+def _statements(tree: ast.Module, text: str, lines: List[str]) -> List[_Statement]:
+    from recipes._model.flow import MUTATORS  # recipes import the engine: not at load
     found = []
     for node in tree.body:
         first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", ())]) - 1
-        statement = _Statement(first, node.end_lineno - 1, node, set(), set(), False)
-        _read(statement)  # module code too: what it mentions is kept
-        if isinstance(node, _NAMED):
-            statement.module_wide |= any(_PAREN_WITH.search(lines[i]) for i in range(first, node.end_lineno))
+        statement = _Statement(first, node.end_lineno - 1, node)
+        _read(statement, lines, MUTATORS)
         found.append(statement)
+    if _PAREN_WITH.search(text):  # ``with (a as b, ...)``: fissix may reject it
+        ends = list(accumulate(map(len, lines)))  # offset after each line
+        starts = [s.first + 1 for s in found]
+        for match in _PAREN_WITH.finditer(text):
+            index = _holder(starts, bisect_right(ends, match.start()) + 1)
+            if index is not None:
+                found[index].module_wide = True
     return found
 
 
-def _read(statement: _Statement) -> None:
-    """Its words, what it defines, and whether it reaches the whole module
-    or holds syntax fissix may reject (then the whole file must be parsed,
-    so that it is skipped as it would be), in one walk."""
-    words, defines = statement.words, statement.defines
-    for node in ast.walk(statement.node):
+def _pinned(statement: _Statement, index: int) -> bool:
+    """Kept whatever the places: what reaches the whole module or may hold
+    syntax fissix rejects; module code that imports (the import table is
+    the module's; fixes add imports next to them), may stop the model's
+    walk (``raise`` at module level), or is a leading docstring."""
+    if statement.module_wide:
+        return True
+    if isinstance(statement.node, _NAMED):
+        return False
+    return statement.imports or statement.stops \
+        or index == 0 and isinstance(statement.node, ast.Expr) and isinstance(statement.node.value, ast.Constant)
+
+
+def _read(statement: _Statement, lines: List[str], mutators: FrozenSet[str]) -> None:
+    """What it names, binds and calls, and whether it reaches the whole
+    module or holds syntax fissix may reject (then the whole file must be
+    parsed, so that it is skipped as it would be), in one walk. f-strings
+    are one STRING leaf to fissix: nothing inside them counts as a name.
+    What a def or class body binds is its own (``nested``); what module
+    code binds, the module's: stores, imports, a parameter of a lambda, the
+    object of an attribute or item store or of a mutating call (``mutators``)."""
+    leaves, names, variables, binds = statement.leaves, statement.names, statement.variables, statement.binds
+    stack = [(statement.node, False)]  # (node, inside a def or class)
+    while stack:
+        node, nested = stack.pop()
         kind = type(node)
         if kind is ast.Name:
-            words.add(node.id)
-        elif kind is ast.Attribute:
-            words.add(node.attr)
+            names.add(node.id)
+            if not nested and type(node.ctx) is not ast.Load:
+                binds.add(node.id)
+            continue
+        if kind is ast.Constant or kind is ast.JoinedStr:
+            if kind is ast.JoinedStr or type(node.value) is str:  # its lines: the source as fissix has it
+                statement.strings.append("".join(lines[node.lineno - 1:node.end_lineno]))
+            continue
+        if kind is ast.Attribute:
+            leaves.add(node.attr)
+            if not nested and type(node.ctx) is not ast.Load:
+                binds.update(_root_name(node))
         elif kind is ast.Call:
-            statement.module_wide |= _module_wide(node, defines)
+            _call(node, statement)
+            func = node.func
+            if not nested and type(func) is ast.Attribute and func.attr in mutators:
+                binds.update(_root_name(func.value))
         elif kind is ast.arg:
-            words.add(node.arg)
+            variables.add(node.arg)
+            if not nested:
+                binds.add(node.arg)
             statement.module_wide |= isinstance(node.annotation, ast.Starred)  # *args: *Ts
         elif kind is ast.keyword:
             if node.arg:
-                words.add(node.arg)
+                leaves.add(node.arg)
         elif kind is ast.Subscript:
             statement.module_wide |= _starred(node.slice)
-        elif kind in _DEFINITIONS:
-            defines.add(node.name)
-            statement.functions.add(node.name)
-            words.add(node.name)
-            statement.module_wide |= bool(node.args.posonlyargs) if kind is not ast.ClassDef else False
-            statement.module_wide |= not all(map(_plain_decorator, node.decorator_list))
+            if not nested and type(node.ctx) is not ast.Load:
+                binds.update(_root_name(node))
+        elif kind in _NAMED:
+            variables.add(node.name)
+            if kind is ast.ClassDef:
+                statement.classes.add(node.name)
+            else:
+                statement.function_lines.append((node.lineno, node.end_lineno))
+                statement.module_wide |= bool(node.args.posonlyargs)
+                if not nested:
+                    statement.functions.add(node.name)
+                for arg in _parameters(node.args):
+                    variables.add(arg.arg)
+                    statement.module_wide |= isinstance(arg.annotation, ast.Starred)  # *args: *Ts
+            if not nested:
+                binds.add(node.name)
+            statement.module_wide |= not all(map(_plain_decorator, node.decorator_list)) \
+                or bool(getattr(node, "type_params", None))
+            stack.extend((child, nested) for child in _evaluated_outside(node))
+            stack.extend((child, True) for child in node.body)
+            continue
         elif kind is ast.Lambda:
             statement.module_wide |= bool(node.args.posonlyargs)
         elif kind is ast.Import or kind is ast.ImportFrom:
-            for alias in node.names:
-                defines.add((alias.asname or alias.name).partition(".")[0])
+            _import(node, statement)
         elif kind is ast.Global or kind is ast.Nonlocal:
-            defines.update(node.names)
+            variables.update(node.names)
+            if kind is ast.Global:
+                binds.update(node.names)
+                statement.functions.update(node.names)
+        elif kind is ast.ExceptHandler:
+            if node.name:
+                variables.add(node.name)
+                if not nested:
+                    binds.add(node.name)
         elif kind is ast.For or kind is ast.AsyncFor:
             statement.module_wide |= _starred(node.iter)
+        elif kind in _STOPS:
+            statement.stops |= not nested
         elif kind in _NEWER:
             statement.module_wide = True
-    words |= defines
+        for name in _fields(kind):  # ast.iter_child_nodes, without the Load/Store nodes
+            value = getattr(node, name)
+            if type(value) is list:
+                stack.extend((child, nested) for child in value if isinstance(child, ast.AST))
+            elif isinstance(value, ast.AST):
+                stack.append((value, nested))
+    variables |= names
+    leaves |= variables
 
 
-def _module_wide(call: ast.Call, defines: Set[str]) -> bool:
+_NOT_NODES = frozenset({"ctx", "id", "attr", "arg", "name", "names", "module", "level", "kind",
+                        "type_comment", "is_async", "conversion", "n", "s"})
+_FIELDS: Dict[type, Tuple[str, ...]] = {}
+
+
+def _fields(kind: type) -> Tuple[str, ...]:
+    """The fields of an ``ast`` class that may hold nodes (``names`` of an
+    import is walked by _import)."""
+    found = _FIELDS.get(kind)
+    if found is None:
+        found = _FIELDS[kind] = tuple(f for f in kind._fields if f not in _NOT_NODES)
+    return found
+
+
+def _evaluated_outside(node) -> Iterator[ast.AST]:
+    """What a def or class statement evaluates where it stands, not in its
+    body: decorators, parameter defaults and annotations, bases and keywords
+    (a def's parameters bind in its body: _read takes their names)."""
+    yield from node.decorator_list
+    if isinstance(node, ast.ClassDef):
+        yield from node.bases
+        yield from node.keywords
+        return
+    arguments = node.args
+    yield from arguments.defaults
+    yield from (default for default in arguments.kw_defaults if default is not None)
+    yield from (arg.annotation for arg in _parameters(arguments) if arg.annotation is not None)
+    if node.returns is not None:
+        yield node.returns
+
+
+def _parameters(arguments: ast.arguments) -> Iterator[ast.arg]:
+    yield from arguments.posonlyargs
+    yield from arguments.args
+    if arguments.vararg is not None:
+        yield arguments.vararg
+    yield from arguments.kwonlyargs
+    if arguments.kwarg is not None:
+        yield arguments.kwarg
+
+
+def _root_name(node: ast.AST) -> Iterator[str]:
+    """The variable at the root of ``a.b[c].d``: its first name."""
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        node = node.value
+    if isinstance(node, ast.Name):
+        yield node.id
+
+
+def _import(node, statement: _Statement) -> None:
+    module = getattr(node, "module", None)  # ``from module import ...``
+    if module:
+        statement.leaves.update(module.split("."))
+    relative = bool(getattr(node, "level", 0))
+    statement.imports = True
+    for alias in node.names:
+        statement.leaves.update(alias.name.split("."))
+        local = alias.asname or alias.name.partition(".")[0]
+        statement.variables.add(local)
+        statement.binds.add(local)
+        statement.imported.add(local)
+        root = (module or alias.name).partition(".")[0]
+        statement.imports_tf_np |= not relative and root in _TF_NP
+
+
+def _call(call: ast.Call, statement: _Statement) -> None:
     func = call.func
     if isinstance(func, ast.Attribute):
-        return func.attr == "get_layer"
-    if not isinstance(func, ast.Name):
-        return False
-    if func.id in _ATTRIBUTE_READERS:
-        name = call.args[1] if len(call.args) > 1 else None
-        if isinstance(name, ast.Constant) and isinstance(name.value, str):
-            defines.add(name.value)  # read as an attribute by name
-            return False
-        return True
-    return func.id in _MODULE_READERS or func.id == "vars" and bool(call.args)
+        name = func.attr
+    elif isinstance(func, ast.Name):
+        name = func.id
+        if name in _ATTRIBUTE_READERS:
+            statement.reads_attributes = True
+            attribute = call.args[1] if len(call.args) > 1 else None
+            if isinstance(attribute, ast.Constant) and isinstance(attribute.value, str):
+                statement.by_string.add(attribute.value)
+        elif name == "vars" and call.args:
+            statement.reads_attributes = True
+        elif name in _MODULE_READERS:
+            statement.module_wide = True
+    else:
+        return
+    line = statement.callees.get(name)
+    if line is None or call.lineno < line:
+        statement.callees[name] = call.lineno
 
 
 def _holder(starts: List[int], line: int) -> Optional[int]:
@@ -207,22 +412,102 @@ def _holder(starts: List[int], line: int) -> Optional[int]:
     return index if index >= 0 else None
 
 
-def _closure(statements: List[_Statement], kept: Set[int]) -> Set[int]:
-    """Kept statements, plus every def/class that a kept one mentions by a
-    name it binds (what a kept function calls, a base class, a method
-    reached as an attribute, a nested import) and every one that mentions a
-    function or class a kept one defines (a caller: a tape there makes the
-    callee a gradient context; a use elsewhere changes what the model knows
-    of a function's call sites), until nothing is added."""
-    kept = set(kept)
-    while True:
-        words: Set[str] = set().union(*(statements[i].words for i in kept))
-        functions: Set[str] = set().union(*(statements[i].functions for i in kept))
-        more = {i for i, s in enumerate(statements) if i not in kept
-                and (s.defines & words or s.words & functions)}
-        if not more:
-            return kept
-        kept |= more
+class _Closure:
+    """Which left-out ``def``/``class`` statements the kept ones may depend
+    on, by what the semantic model (recipes/_model) and the recipes read
+    across top-level statements; what is added is kept in turn, until
+    nothing more is:
+
+    - a module name a kept statement reads or binds (``ast.Name``) that
+      another binds: its def or class, an import anywhere in it, a
+      ``global``;
+    - a module-level function a kept statement binds, named (``ast.Name``)
+      by another: a call there is a call site of it (parameter kinds), or
+      makes it a tape callee or a ``tf.function``. A method or a nested
+      function cannot be called by name from another top-level statement;
+      its name there (then ``call_sites`` is None) is in ``unseen()``;
+    - an import from numpy or tensorflow, or one binding a name a kept
+      import binds (the import table's ``uses``/``aliases``/``module_of``);
+    - a conventional alias (``tf``, ``np``...) read or bound anywhere,
+      unless the imports at the head of the module bind it (it decides the
+      presumed aliases: read, and bound nowhere in the module);
+    - a class named in a kept statement, at any depth (scalar-target finds
+      model classes by name);
+    - an attribute a kept statement names, read as ``getattr(x, "name")``
+      (dynamic readers; that a string may read some attribute is in
+      ``unseen()``, for questions about attribute paths);
+    - after a kept call of a class, a string spelling its Keras auto-name
+      (unused-model-instance reads such strings anywhere below the call);
+    - ``__all__`` (unused-model-instance's exports);
+    - ``globals()``, ``eval``/``exec`` (every module name may be read), or
+      syntax fissix may reject: kept from the start, as module code is."""
+
+    def __init__(self, statements: List[_Statement]):
+        self.statements = statements
+        self.classes: Set[str] = set().union(*(s.classes for s in statements))
+        self._words: Dict[int, Set[str]] = {}
+
+    def of(self, kept: Set[int]) -> Set[int]:
+        from recipes._model.imports import CONVENTIONAL  # recipes import the engine: not at load
+        statements = self.statements
+        kept = set(kept)
+        conventional = set(CONVENTIONAL) - self._header_imports()
+        names: Set[str] = set()
+        leaves: Set[str] = set()
+        functions: Set[str] = set()
+        imported: Set[str] = set()
+        auto_names: Dict[str, int] = {}  # a class's auto-name -> the first line calling it
+        new = set(kept)
+        while new:
+            for i in new:
+                s = statements[i]
+                names |= s.names
+                leaves |= s.leaves
+                functions |= s.functions
+                imported |= s.imported
+                for callee, line in s.callees.items():
+                    if callee[:1].isupper() or callee in self.classes:
+                        key = callee.replace("_", "").lower()
+                        auto_names[key] = min(line, auto_names.get(key, line))
+            first_call = min(auto_names.values(), default=None)
+            new = set()
+            for i, s in enumerate(statements):
+                if i in kept:
+                    continue
+                if s.imports_tf_np or "__all__" in s.names or s.binds & names \
+                        or s.imported & imported or s.names & functions \
+                        or s.variables & conventional or s.classes & leaves or s.by_string & leaves \
+                        or first_call is not None and s.last + 1 >= first_call \
+                        and any(auto_names.get(w, s.last + 2) <= s.last + 1 for w in self._words_of(i)):
+                    new.add(i)
+            kept |= new
+        return kept
+
+    def _header_imports(self) -> Set[str]:
+        """The names the module's first statements, imports (and strings),
+        bind: the model's walk surely reaches those."""
+        found: Set[str] = set()
+        for statement in self.statements:
+            node = statement.node
+            if not isinstance(node, (ast.Import, ast.ImportFrom, ast.Expr)) \
+                    or isinstance(node, ast.Expr) and not isinstance(node.value, ast.Constant):
+                break
+            found |= statement.imported
+        return found
+
+    def _words_of(self, index: int) -> Set[str]:
+        """The lowercase words of its strings, as a class name would match
+        them if they were its Keras auto-name (``Conv2D`` -> ``conv2d`` or
+        ``conv2d_3``): without underscores, with and without ``_<n>``."""
+        words = self._words.get(index)
+        if words is None:
+            words = self._words[index] = set()
+            for text in self.statements[index].strings:
+                for word in set(_WORD.findall(text)):
+                    if word == word.lower():  # a Keras auto-name is: ``conv2d``, ``conv2d_1``
+                        words.add(word.replace("_", ""))
+                        words.add(_NUMBERED.sub("", word).replace("_", ""))
+        return words
 
 
 def _starred(node: ast.AST) -> bool:

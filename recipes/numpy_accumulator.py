@@ -131,7 +131,7 @@ from recipes._fissix import (
     add_import, bindings, call_parts, contains, dotted_name, enclosing,
     insert_after, is_call, is_full_slice, is_name, is_sole_statement_on_line, literal_elements,
     name_reads,
-    parse_expression, per_tree, find_root, remove_statement, replace_statement, scope_nodes,
+    parse_expression, per_tree, find_root, remove_statement, replace_statement, scope_names, scope_nodes,
     source, start, statement_of, subscript_parts, syms,
 )
 
@@ -303,13 +303,14 @@ class Analysis:
     def settle_tensor_names(self) -> None:
         """Names bound to tensors, including buffers that will become
         TensorArrays (a nested buffer makes its outer buffer tensor-valued)."""
+        written = [(buffer, [w.children[-1] for w in self.writes(buffer)]) for buffer in self.buffers]
         while True:
             before = set(self.tensor_names)
             for name, values in self.bound.items():
-                if any(self.is_tensor(v) for v in values):
+                if name not in self.tensor_names and any(self.is_tensor(v) for v in values):
                     self.tensor_names.add(name)
-            for buffer in self.buffers:
-                if any(self.is_tensor(w.children[-1]) for w in self.writes(buffer)):
+            for buffer, values in written:
+                if buffer.name not in self.tensor_names and any(self.is_tensor(v) for v in values):
                     self.tensor_names.add(buffer.name)
             if self.tensor_names == before:
                 return
@@ -902,10 +903,7 @@ def _lift_loop(loop, buffers: List[Buffer], tf: str) -> None:
 
 def _fresh_name(wanted: str, node) -> str:
     """``wanted``, or ``wanted_2``... when the file already uses the name."""
-    root = node
-    while root.parent is not None:
-        root = root.parent
-    taken = {leaf.value for leaf in root.leaves() if leaf.type == token.NAME}
+    taken = scope_names(find_root(node))
     name, number = wanted, 2
     while name in taken:
         name, number = f"{wanted}_{number}", number + 1

@@ -14,7 +14,15 @@ can match it and so it is never parsed. Slow (the unfiltered run parses
 every file for every recipe): a few minutes on 2 cores.
 tests/test_prefilter.py holds the fast checks CI runs.
 
-Usage: python scripts/precheck_soundness.py [DIR ...] [--jobs N]
+``--finding-copy DIR`` also writes to DIR, and compares, a copy of the
+installed tf_keras sources with FINDING_TAIL appended to every file: code
+that is a finding for several recipes only through other top-level
+statements (a tape in one function calling a NumPy writer in another, an
+output width known through a call site, a Keras auto-name spelled in a
+later function), so a slice that loses what a finding depends on shows up
+in every file, whatever the file around it holds.
+
+Usage: python scripts/precheck_soundness.py [DIR ...] [--finding-copy DIR] [--jobs N]
 """
 
 from __future__ import annotations
@@ -31,6 +39,67 @@ from migrate.registry import all_recipes
 from migrate.result import Status
 
 SHIPPED = tuple(all_recipes().values())
+FINDING_TAIL = """
+
+import numpy as np  # tf-migrate soundness: findings that depend on other top-level statements
+import tensorflow as tf
+
+
+class _TfMigrateGate(tf.keras.layers.Layer):
+    def __init__(self):
+        super().__init__()
+        self.score = tf.keras.layers.Dense(1)
+
+    def call(self, inputs):
+        steps = inputs.shape[1]
+        gates = np.zeros(steps)
+        for t in range(steps):
+            gates[t] = tf.reduce_mean(self.score(inputs[:, t, :]))
+        return tf.cast(gates, tf.float32)
+
+
+def _tf_migrate_fill(x):
+    buf = np.zeros(3)
+    for i in range(3):
+        buf[i] = tf.reduce_sum(x * i)
+    return buf
+
+
+def _tf_migrate_outer(x):
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = _tf_migrate_fill(x)
+    return tape.gradient(y, x)
+
+
+def _tf_migrate_counts(months):
+    counts = np.array([[3, 0, 7], [1, 2, 2 ** 20]][:months])
+    return tf.cast(tf.convert_to_tensor(counts), dtype=tf.float32)
+
+
+def _tf_migrate_probe(units):
+    probe = tf.keras.layers.Dense(units)
+    return units
+
+
+def _tf_migrate_lookup(model):
+    return model.get_layer("dense_1")
+
+
+def _tf_migrate_classifier():
+    return tf.keras.Sequential([tf.keras.layers.Dense(3, activation="softmax")])
+
+
+def _tf_migrate_explain(model, x):
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        probs = model(x)
+    return tape.gradient(probs, x)
+
+
+def _tf_migrate_case(x):
+    return _tf_migrate_explain(_tf_migrate_classifier(), x)
+"""
 UNFILTERED = tuple(dataclasses.replace(r, tokens=(), precheck=None) for r in SHIPPED)
 
 
@@ -63,17 +132,29 @@ def compare(path: str) -> Tuple[str, List[str], bool]:
     return path, differ, found
 
 
+def finding_copy(source: Path, target: Path) -> Path:
+    """``target`` with every .py file of ``source``, FINDING_TAIL appended."""
+    for path in source.rglob("*.py"):
+        out = target / path.relative_to(source)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        text = path.read_text(encoding="utf-8")
+        out.write_text(text + ("" if text.endswith("\n") else "\n") + FINDING_TAIL, encoding="utf-8")
+    return target
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("dirs", nargs="*", type=Path)
+    parser.add_argument("--finding-copy", type=Path, metavar="DIR",
+                        help="also compare a copy of tf_keras with FINDING_TAIL appended, written to DIR")
     parser.add_argument("--jobs", type=int, default=multiprocessing.cpu_count())
     args = parser.parse_args(argv)
-    if args.dirs:
-        roots = args.dirs
-    else:
-        sys.path.insert(0, str(Path(__file__).parent))
-        from corpus_sweep import corpus_roots
-        roots = [root for _, root in corpus_roots()]
+    sys.path.insert(0, str(Path(__file__).parent))
+    from corpus_sweep import corpus_roots
+    installed = dict(corpus_roots())
+    roots = list(args.dirs) if args.dirs or args.finding_copy else list(installed.values())
+    if args.finding_copy:
+        roots.append(finding_copy(installed["tf_keras"], args.finding_copy))
     paths = [str(p) for root in roots for p in sorted(root.rglob("*.py"))]
     changed = with_findings = 0
     with multiprocessing.Pool(args.jobs) as pool:

@@ -190,3 +190,24 @@ def test_text_cpython_cannot_parse_is_skipped_whatever_the_prefilter_says(source
     """No recipe's token occurs here, yet the file is no Python: skipped, with the line."""
     result = transform(source, "bad.py", Options((RENAME,)))
     assert result.status is Status.SKIPPED and "line 1" in result.reason, result.reason
+
+
+VERDICT_CASES = [
+    "import numpy as np\nx = np.zeros(3)\n",
+    "import numpy as np\nx = np.zeros(3\n",  # the parser's error
+    "import numpy as np\nreturn np.zeros(3)\n",  # the compiler's: 'return' outside function
+    "import numpy as np\nnonlocal np\n",  # the symbol table's
+    "import numpy as np\ndef f(a, a):\n    return np.zeros(a)\n",
+    "import numpy as np\nx = np.zeros(3)\x00\n",  # ValueError: null bytes
+    "import numpy as np\nx = " + "(" * 150 + "np" + ")" * 150 + "\n",
+    "import numpy as np\nx = " + "-" * 3000 + "np.zeros(3)\n",  # deep: a limit only the ast objects may hit
+]
+
+
+@pytest.mark.parametrize("source", VERDICT_CASES)
+def test_the_verdict_from_the_prechecks_ast_is_the_texts(source):
+    """When a precheck needs the stdlib ``ast``, the verdict compiles it
+    instead of the text: the same answer, the text parsed once."""
+    from migrate.recipe import SourceFacts
+    assert engine._cpython_verdict(source, "v.py", SourceFacts(source)) \
+        == engine._cpython_verdict(source, "v.py")

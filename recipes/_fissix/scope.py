@@ -11,6 +11,7 @@ from typing import Dict, Iterator, List, Optional, Set, Tuple
 from fissix.pgen2 import token
 from fissix.pytree import Leaf, Node
 
+from migrate.slicing import unseen
 from recipes._fissix.nodes import call_args, call_parts, is_name, literal_elements, name_leaves, syms, unparen
 from recipes._fissix.cache import nodes_of_type
 from recipes._pyast import Declarations
@@ -326,8 +327,10 @@ def _value_of(name: str, stmt):
 
 
 def scope_names(scope) -> Set[str]:
-    """Every NAME spelled anywhere in a scope (for picking fresh names)."""
-    return {leaf.value for leaf in scope.leaves() if leaf.type == token.NAME}
+    """Every NAME spelled anywhere in a scope (for picking fresh names); for
+    the module, also in the statements a sliced run does not see."""
+    names = {leaf.value for leaf in scope.leaves() if leaf.type == token.NAME}
+    return names | unseen().names if scope.type == syms.file_input else names
 
 
 def fresh_name(base: str, taken: Set[str]) -> str:

@@ -29,6 +29,8 @@ import functools
 import gc
 from typing import Dict, List, Optional, Set
 
+from migrate.slicing import unseen
+
 from . import flow
 from ._tree import split_arguments, syms, token
 from .contexts import Context, Contexts, Tape
@@ -290,7 +292,8 @@ class Model:
         ``vars(obj)``."""
         readers = self._readers()
         if "." in name:
-            return name.rpartition(".")[2] in readers.names or readers.any_attribute
+            return name.rpartition(".")[2] in readers.names or readers.any_attribute \
+                or unseen().reads_attributes  # a statement this run does not see may read it
         scope = self.scope_of(node)
         module_level = scope.kind == "module" or name in scope.globals
         return name in readers.names or id(scope) in readers.local_scopes \
@@ -428,6 +431,8 @@ class Model:
 
     def _find_call_sites(self, function) -> Optional[List]:
         name = function.children[1]
+        if name.value in unseen().names:  # named in a statement this run does not see
+            return None
         method = self.method_class(function) is not None
         shift = 1 if method and not self.is_static(function) else 0
         if self._name_leaves is None:  # every NAME leaf by its text, built once
