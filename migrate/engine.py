@@ -273,7 +273,7 @@ class _Revisit:
 
     statements: set
     everywhere: FrozenSet[str]
-    context: list  # the top-level statements the pass's module holds (incremental.context_of)
+    context: Optional[incremental.Context]  # what the pass's module holds (None: the whole tree)
 
     @classmethod
     def after(cls, spans, text: str, tree: pytree.Node, everywhere: FrozenSet[str]) -> Optional["_Revisit"]:

@@ -26,10 +26,13 @@ from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, List, Optional, Seq
 from fissix import btm_matcher, pygram, pytree
 from fissix.pgen2 import token
 
+from . import slicing
 from .recipe import PassContext, Recipe, running, stop_running
 
 if TYPE_CHECKING:
     from bowler.tool import BowlerTool
+
+    from .incremental import Context
 
 GRAMMAR = pygram.python_grammar_no_print_and_exec_statement
 _FILE_INPUT = pygram.python_symbols.file_input
@@ -73,23 +76,24 @@ _tools: Dict[Tuple[str, ...], "BowlerTool"] = {}
 
 def run(recipes: Sequence[Recipe], tree: pytree.Node, path: str, contexts: Dict[str, PassContext],
         within: Optional[Set[int]] = None, everywhere: FrozenSet[str] = frozenset(),
-        context: Optional[List[pytree.Base]] = None) -> Pass:
+        context: Optional["Context"] = None) -> Pass:
     """Traverse ``tree`` once with every recipe of ``recipes`` (mutating it).
     ``within``, when given, holds the ids of the only top-level statements
     the recipes not named in ``everywhere`` visit (migrate/incremental.py).
     When every recipe is so restricted, only those statements are walked,
     and with ``context`` (top-level statements of ``tree`` holding them and
-    their closure, migrate/slicing.py) the pass sees a module of those
-    statements alone, as a sliced run does."""
+    their closure, migrate/slicing.py, and what the others hold) the pass
+    sees a module of those statements alone, as a sliced run does."""
     state = Pass(tree, contexts, spans(tree), within=within, everywhere=everywhere)
     token = _active.set(state)
     walked, part = _Statements(tree, tree.children), None
     if within is not None and not everywhere.intersection(r.id for r in recipes):
-        part = _Part(tree, context) if context is not None else None
+        part = _Part(tree, context.children) if context is not None else None
         root = part.root if part is not None else tree
         walked = _Statements(root, [child for child in root.children if id(child) in within])
     try:
-        tool(recipes).refactor_tree(walked, path)
+        with slicing.running(context.unseen if part is not None else slicing.unseen()):
+            tool(recipes).refactor_tree(walked, path)
     finally:
         _active.reset(token)
         if part is not None:
