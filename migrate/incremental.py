@@ -9,23 +9,24 @@ another names, a class or a ``getattr`` string it names, the strings
 spelling the Keras auto-name of a class it calls) and, through ``unseen()``,
 on what any other spells (a function it defines named elsewhere). The next
 pass therefore visits, for the recipes that ran the pass before, the
-changed statements (as they are now) and every statement that may depend on
-one of them, as it was or as it is (``to_revisit``, a superset of the
+changed statements (as they are now) and every statement that may depend
+on one of them, as it was or as it is (``to_revisit``, a superset of the
 closure's rules, transitively). It visits everything when a changed
-statement is module code (or has lines outside its functions), reaches the
-whole module, is in every statement's closure (an import from numpy or
-tensorflow, ``__all__``, a conventional alias) or cannot be read; when
-such a statement depends on a changed one; after a full re-parse; and, for
-a recipe that crashed or only reported in the previous pass, always. A
-recipe that did not run the previous pass was ruled out on its text by the
-prefilter: it found nothing there then, so nothing where nothing changed
-now. A restricted pass that changes a statement it was not to visit is run
-again on the whole tree.
+statement is module code (not a def or class), reaches the whole module,
+may read attributes by a string, is in every statement's closure (an
+import from numpy or tensorflow, ``__all__``, a conventional alias) or
+cannot be read; when such a statement depends on a changed one; after a
+full re-parse; and, for a recipe that crashed or only reported in the
+previous pass, always. A recipe that did not run the previous pass was
+ruled out on its text by the prefilter: it found nothing there then, so
+nothing where nothing changed now. A restricted pass that changes a
+statement it was not to visit is run again on the whole tree.
 
 Code outside every function (module code, a class line, decorators) is
 where a recipe scans the whole module: after any change, every statement
-holding such code is visited again, and then on the whole tree. Imports and
-lone constants are the exception: no recipe's pattern matches there.
+holding such code is visited again, and then on the whole tree (as slicing
+parses the whole text for such a place). Imports and lone constants are the
+exception: no recipe's pattern matches there.
 
 Otherwise the pass sees the statements it visits in a module holding only
 them and their closure as slicing would keep them (``context_of``), the
@@ -122,7 +123,8 @@ def to_revisit(before: Sequence[Tuple[pytree.Base, int]], after: pytree.Node) ->
     if len(made) == len(_statements(after.children)):
         return None  # a full parse: nothing is known to be the same
     changed = [_facts(node) for node in gone + made]
-    if any(s is None or s.reads_attributes or slicing.outside_functions(s) for s in changed):
+    if any(s is None or s.reads_attributes or _module_code(s) and not isinstance(s.node, slicing._NAMED)
+           for s in changed):
         return None
     revisit = {id(child) for child in made}
     facts = [_facts(child) for child in _statements(after.children)]
@@ -130,7 +132,7 @@ def to_revisit(before: Sequence[Tuple[pytree.Base, int]], after: pytree.Node) ->
         return None
     conventional = slicing.presumed_aliases([_facts(node) for node in _statements(n for n, _ in before)]) \
         | slicing.presumed_aliases(facts)
-    if any(_in_every_closure(s, -1, conventional) for s in changed):
+    if any(_in_every_closure(s, 0, conventional) for s in changed):  # at the head, if a constant
         return None
     others = [(index, child, s) for index, (child, s) in enumerate(zip(_statements(after.children), facts))
               if id(child) not in revisit]

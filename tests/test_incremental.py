@@ -8,7 +8,7 @@ from pathlib import Path
 
 from fissix.fixer_util import find_root
 
-from migrate import engine, incremental, traversal
+from migrate import engine, incremental, slicing, traversal
 from migrate.engine import Options, transform
 from migrate.recipe import Recipe, propose
 from migrate.registry import all_recipes
@@ -94,6 +94,37 @@ def test_a_statement_the_changes_do_not_reach_is_not_revisited(monkeypatch):
     _passes(monkeypatch)
     transform(SOURCE, "m.py", Options((RENAME, CALLER)))
     assert "unrelated" not in _by_pass()[1]
+
+
+SEEN: list = []  # (the function each call was seen in, the module's functions, unseen names)
+
+
+def _module_seen(node, capture, filename) -> bool:
+    top = traversal.top_statement(node)
+    functions = {child.children[1].value for child in top.parent.children
+                 if child.type == traversal.pygram.python_symbols.funcdef}
+    if top.type == traversal.pygram.python_symbols.funcdef:
+        SEEN.append((top.children[1].value, functions, slicing.unseen().names))
+    return True
+
+
+# every call; records the module it is seen in and what the run does not see
+WATCHER = Recipe(id="toy-watcher", summary="records what a pass sees", safety="safe",
+                 query=lambda q: q.select("power< name=NAME trailer< '(' any* ')' > >")
+                 .filter(_module_seen), tokens=("helper",))
+
+
+def test_a_restricted_pass_sees_the_closure_and_hands_the_rest_to_unseen():
+    """The second pass visits helper and use in a module of them alone:
+    unrelated is left out, and what it spells is what the run does not see,
+    as for a statement a slice elides."""
+    SEEN.clear()
+    transform(SOURCE, "m.py", Options((RENAME, WATCHER)))
+    second = [seen for seen in SEEN if seen[0] == "helper"][-1]
+    assert second[1] == {"helper", "use"}
+    assert {"unrelated", "other"} <= second[2] and "use" not in second[2]
+    first = [seen for seen in SEEN if seen[0] == "unrelated"][0]
+    assert first[1] == {"helper", "use", "unrelated"} and not first[2]
 
 
 def test_a_change_in_module_code_revisits_everything(monkeypatch):
