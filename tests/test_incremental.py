@@ -127,6 +127,16 @@ def test_a_restricted_pass_sees_the_closure_and_hands_the_rest_to_unseen():
     assert first[1] == {"helper", "use", "unrelated"} and not first[2]
 
 
+def test_code_outside_every_function_is_revisited_after_any_change(monkeypatch):
+    """A recipe matching at a class body's own code scans the module, which
+    changed: that statement is visited again though it names nothing the
+    change touched."""
+    _passes(monkeypatch)
+    source = SOURCE + "\n\nclass Holder:\n    value = other()\n"
+    transform(source, "m.py", Options((RENAME, CALLER)))
+    assert _by_pass() == [{"use", "unrelated", "<module>"}, {"helper", "use", "<module>"}]
+
+
 def test_a_change_in_module_code_revisits_everything(monkeypatch):
     _passes(monkeypatch)
     source = SOURCE.replace("import x\n", "import x\ny = old_api(1)\n").replace("return old_api()", "return fine()")
