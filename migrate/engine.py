@@ -23,7 +23,7 @@ from fissix.pgen2 import driver as pgen_driver
 from fissix.pgen2.parse import ParseError
 from fissix.pgen2.tokenize import TokenError
 
-from . import prefilter, slicing, traversal
+from . import incremental, prefilter, slicing, traversal
 from .edits import Owned, apply_edits, old_lines, pass_edits, split_lines
 from .recipe import PassContext, Recipe, SourceFacts
 from .reparse import reparse
@@ -243,6 +243,28 @@ class _PassOutcome:
     tree: Optional[pytree.Node]  # its parse, when the pass changed the text
     state: traversal.Pass
     edits: List[Owned]  # relative to the pass's text, each with its recipe
+    revisit: Optional["_Revisit"] = None  # what the next pass visits (None: everything)
+
+
+@dataclass(frozen=True)
+class _Revisit:
+    """What the pass after a changed one visits (migrate/incremental.py):
+    ``statements`` (ids of its tree's top-level statements), except the
+    recipes ``everywhere``, which crashed or only reported in the changed
+    pass. A recipe that did not run that pass at all was ruled out on its
+    text by the prefilter: it found nothing there either."""
+
+    statements: set
+    everywhere: FrozenSet[str]
+    context: Optional[incremental.Context]  # what the pass's module holds (None: the whole tree)
+
+    @classmethod
+    def after(cls, spans, text: str, tree: pytree.Node, everywhere: FrozenSet[str]) -> Optional["_Revisit"]:
+        incremental.read_spans(spans, text)
+        statements = incremental.to_revisit(spans, tree)
+        if statements is None:
+            return None
+        return cls(statements, everywhere, incremental.context_of(tree, statements))
 
 
 class _Fixpoint:
@@ -261,9 +283,10 @@ class _Fixpoint:
     def run(self, text: str, tree: pytree.Node, recipes: Sequence[Recipe]) -> str:
         """The fixpoint's text. The cycle collector is paused meanwhile and
         runs once after each pass, the objects alive before the first pass
-        (the input's tree, most of which every pass keeps) frozen out of its
-        sight: a pass allocates many small objects, and each collection they
-        would trigger, like a full one after a pass, would traverse the whole
+        (the input's tree, most of which every pass keeps) and those that
+        survived the last collection frozen out of its sight: a pass
+        allocates many small objects, and each collection they would
+        trigger, like a full one after a pass, would traverse the whole
         tree. Thawed at the end, they are the collector's again."""
         enabled = gc.isenabled()
         gc.disable()
@@ -279,8 +302,9 @@ class _Fixpoint:
         self.input = text
         trees = [tree]  # handed over: a pass turns its tree into its output's
         del tree
+        revisit = None
         for number in range(MAX_PASSES):
-            outcome = self._pass(text, trees, recipes)
+            outcome = self._pass(text, trees, recipes, revisit)
             edits = outcome.edits
             self._report(outcome.state, edits)
             if number == 0 and self.options.isolated:
@@ -293,8 +317,10 @@ class _Fixpoint:
             self.applied = list(dict.fromkeys(self.applied + applied))
             text = outcome.text
             trees.append(outcome.tree or parse(text))
+            revisit = outcome.revisit
             del outcome
             gc.collect()  # the pass's garbage: replaced statements, the old tree's facts
+            gc.freeze()  # and what survives it (mostly the new tree) is not traversed again
             # the text is parsed already: only the token prefilter is worth asking
             # (a fix may bring in another recipe's tokens: a TensorArray loop to batch)
             recipes = [r for r in self.options.recipes if prefilter.matcher(r.tokens)(text)]
@@ -314,10 +340,14 @@ class _Fixpoint:
             self._report(outcome.state, outcome.edits)
             postponed = outcome.state.postponed
 
-    def _pass(self, text: str, trees: List[pytree.Node], recipes: Sequence[Recipe]) -> _PassOutcome:
+    def _pass(self, text: str, trees: List[pytree.Node], recipes: Sequence[Recipe],
+              revisit: Optional[_Revisit] = None) -> _PassOutcome:
         """One traversal of the tree taken from ``trees``; a recipe that
         crashes is dropped and one whose rewrite does not parse only
-        reports, and the pass is re-run from ``text`` without their edits."""
+        reports, and the pass is re-run from ``text`` without their edits.
+        ``revisit`` (from the previous pass) restricts the recipes that ran
+        it to the statements it names; a restricted pass that changed
+        another statement is run again on the whole tree."""
         tree = trees.pop()
         old = split_lines(text)
         lines = [line.rstrip("\r\n") for line in old]
@@ -329,11 +359,17 @@ class _Fixpoint:
                                           self.options.apply and r.id not in report_only,
                                           dict(self.options.recipe_options),
                                           only=self._only(text)) for r in active}
-            state = traversal.run(active, tree, self.path, contexts)
+            within, everywhere, context = (None, frozenset(), None) if revisit is None else \
+                (revisit.statements, revisit.everywhere, revisit.context)
+            state = traversal.run(active, tree, self.path, contexts, within, everywhere, context)
+            revisit = None  # a re-run parses the text again: its statements are new
             if state.crashed:
                 for recipe, error in state.crashed.items():
                     self.result.errors.append(f"recipe {recipe} crashed: {error}")
                 dropped |= set(state.crashed)
+                tree = parse(text)
+                continue
+            if state.strayed():
                 tree = parse(text)
                 continue
             new_text, edits = pass_edits(old, state.spans, tree, state.owners) if state.modified \
@@ -344,11 +380,12 @@ class _Fixpoint:
             # fails, a fissix tree being a web of parent links, the cyclic collector
             # frees this one before the output is parsed, so two never pile up
             new_tree = reparse(tree, state.spans, parse)
-            state.root, state.spans = None, []
+            spans, state.root, state.spans = state.spans, None, []
             del tree
             if new_tree is not None and _compiles(new_text, self.path):
-                return _PassOutcome(new_text, new_tree, state, edits)
-            new_tree = None
+                return _PassOutcome(new_text, new_tree, state, edits,
+                                    _Revisit.after(spans, text, new_tree, frozenset(dropped | report_only)))
+            new_tree = spans = None
             gc.collect()
             new_tree, problem = _validated(new_text, self.path)
             if problem is None:

@@ -23,7 +23,7 @@ from bisect import bisect_right
 from contextlib import contextmanager
 from contextvars import ContextVar
 from itertools import accumulate
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
 from .result import Diagnostic
@@ -81,10 +81,10 @@ class _Statement:
     imported: Set[str] = field(default_factory=set)  # names its imports bind
     functions: Set[str] = field(default_factory=set)  # functions it binds in the module scope
     classes: Set[str] = field(default_factory=set)  # its classes, nested ones too
+    defined: Set[str] = field(default_factory=set)  # its functions' names, methods and nested ones too
     by_string: Set[str] = field(default_factory=set)  # attributes read as ``getattr(x, "name")``
     callees: Dict[str, int] = field(default_factory=dict)  # last name of what it calls -> first line
     strings: List[str] = field(default_factory=list)  # the lines of its string literals
-    stops: bool = False  # module code that may not fall through: the model's walk stops there
     reads_attributes: bool = False  # getattr/hasattr/vars(x): attributes read by a string
     stops: bool = False  # may not fall through (return, raise, break, continue outside a def)
     function_lines: List[Tuple[int, int]] = field(default_factory=list)  # (def line, last line) of its functions
@@ -101,15 +101,10 @@ class Slice:
     elided: Dict[int, str]  # 0-based line index -> the input's line (with its ending)
     unseen: Unseen = Unseen()  # what the elided statements hold
 
-    @contextmanager
     def running(self) -> Iterator[None]:
         """While the fissix run works on ``text``, ``unseen()`` answers what
         the elided statements hold."""
-        token = _UNSEEN.set(self.unseen)
-        try:
-            yield
-        finally:
-            _UNSEEN.reset(token)
+        return running(self.unseen)
 
     def restore(self, output: str) -> Optional[str]:
         """``output`` with every placeholder replaced by its input line; None
@@ -153,6 +148,26 @@ class Slice:
         return False
 
 
+@contextmanager
+def running(hidden: Unseen) -> Iterator[None]:
+    """``unseen()`` answers ``hidden`` meanwhile."""
+    token = _UNSEEN.set(hidden)
+    try:
+        yield
+    finally:
+        _UNSEEN.reset(token)
+
+
+def also_unseen(statements: Iterable[_Statement]) -> Unseen:
+    """``unseen()`` with what ``statements``, left out of a run too, hold."""
+    current = unseen()
+    names, reads_attributes = set(current.names), current.reads_attributes
+    for statement in statements:
+        names |= statement.leaves
+        reads_attributes |= statement.reads_attributes
+    return Unseen(frozenset(names), reads_attributes)
+
+
 def cut(text: str, tree: ast.Module, places: Iterable[ast.AST]) -> Optional[Slice]:
     """The Slice of ``text`` keeping the top-level statements holding
     ``places`` and their closure; None when nothing would be left out, or
@@ -163,32 +178,28 @@ def cut(text: str, tree: ast.Module, places: Iterable[ast.AST]) -> Optional[Slic
     lines = _LINE.findall(text)
     statements = _statements(tree, text, lines)
     starts = [s.first + 1 for s in statements]
-    kept: Set[int] = {i for i, s in enumerate(statements) if _pinned(s, i)}
+    kept: Set[int] = set()
     for place in places:
         line = getattr(place, "lineno", 0)
         index = _holder(starts, line)
         if index is None or not any(a <= line <= b for a, b in statements[index].function_lines):
             return None  # module-level code: recipes scan the module's scope, elided code too
         kept.add(index)
-    kept = _Closure(statements).of(kept)
+    kept = closure(statements, kept)
     if len(kept) == len(statements):
         return None
     out = list(lines)
     elided: Dict[int, str] = {}
-    names: Set[str] = set()
-    reads_attributes = False
-    for index, statement in enumerate(statements):
-        if index in kept:
-            continue
-        names |= statement.leaves
-        reads_attributes |= statement.reads_attributes
+    left = [statement for index, statement in enumerate(statements) if index not in kept]
+    for statement in left:
         for line in range(statement.first, statement.last + 1):
             elided[line] = lines[line]
             body = lines[line].rstrip("\r\n")
             out[line] = _placeholder(line) + lines[line][len(body):]
     if not elided:
         return None
-    return Slice("".join(out), elided, Unseen(frozenset(names), reads_attributes))
+    names = set().union(*(statement.leaves for statement in left))
+    return Slice("".join(out), elided, Unseen(frozenset(names), any(s.reads_attributes for s in left)))
 
 
 def _placeholder(index: int) -> str:
@@ -214,7 +225,99 @@ def _statements(tree: ast.Module, text: str, lines: List[str]) -> List[_Statemen
     return found
 
 
-def _pinned(statement: _Statement, index: int) -> bool:
+def closure(statements: List[_Statement], kept: Set[int]) -> Set[int]:
+    """The statements a run visiting ``kept`` needs: them, the pinned ones
+    and their closure."""
+    return _Closure(statements).of(kept | {i for i, s in enumerate(statements) if pinned(s, i)})
+
+
+def read(text: str) -> Optional[_Statement]:
+    """What the closure reads of one fissix top-level statement, from its
+    own text (prefix included; lines counted from its first: see ``moved``):
+    its ``ast`` statements merged into one (``a = 1; b = 2``), which keeps
+    no ``ast`` but a node standing for the kind that decides (module code,
+    the module's head). None when CPython cannot parse it alone, or it
+    holds no statement (the end marker)."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    parts = _statements(tree, text, _LINE.findall(text))
+    if not parts:
+        return None
+    merged = parts[0]
+    for part in parts[1:]:
+        for name in (f.name for f in fields(_Statement)):
+            mine, theirs = getattr(merged, name), getattr(part, name)
+            if isinstance(mine, set):
+                mine |= theirs
+            elif isinstance(mine, list):
+                mine.extend(theirs)
+            elif isinstance(mine, dict):
+                for key, line in theirs.items():
+                    mine[key] = min(line, mine.get(key, line))
+            elif isinstance(mine, bool):
+                setattr(merged, name, mine or theirs)
+    merged.last = parts[-1].last
+    merged.node = _stand_in(next((p.node for p in parts if not heading(p.node)), merged.node))
+    return merged
+
+
+def _stand_in(node: ast.stmt) -> ast.stmt:
+    """A childless node of ``node``'s kind (a constant's Expr keeps it)."""
+    if isinstance(node, ast.Expr):
+        return ast.Expr(node.value if isinstance(node.value, ast.Constant) else ast.Name("_", ast.Load()))
+    return type(node)()
+
+
+def moved(statement: _Statement, by: int) -> _Statement:
+    """``statement`` (as ``read``) standing ``by`` lines further down."""
+    return replace(statement, first=statement.first + by, last=statement.last + by,
+                   function_lines=[(a + by, b + by) for a, b in statement.function_lines],
+                   callees={name: line + by for name, line in statement.callees.items()})
+
+
+def outside_functions(statement: _Statement) -> bool:
+    """Has it lines outside every function it defines (decorators, a class
+    line, module code)? A place there makes recipes scan the module (cut)."""
+    line = statement.first + 1
+    for first, last in sorted(statement.function_lines):
+        if first > line:
+            return True
+        line = max(line, last + 1)
+    return line <= statement.last + 1
+
+
+def auto_name(callee: str) -> str:
+    """How a Keras auto-name spells a called class (``Conv2D`` -> ``conv2d``)."""
+    return callee.replace("_", "").lower()
+
+
+def auto_named(statement: _Statement, classes: Set[str]) -> Set[str]:
+    """The auto-names of the classes it may call (``_Closure``'s rule)."""
+    return {auto_name(c) for c in statement.callees if c[:1].isupper() or c in classes}
+
+
+def auto_name_words(statement: _Statement) -> Set[str]:
+    """The lowercase words of its strings, as a class name would match
+    them if they were its Keras auto-name (``Conv2D`` -> ``conv2d`` or
+    ``conv2d_3``): without underscores, with and without ``_<n>``."""
+    words: Set[str] = set()
+    for text in statement.strings:
+        for word in set(_WORD.findall(text)):
+            if word == word.lower():  # a Keras auto-name is: ``conv2d``, ``conv2d_1``
+                words.add(word.replace("_", ""))
+                words.add(_NUMBERED.sub("", word).replace("_", ""))
+    return words
+
+
+def heading(node: ast.stmt) -> bool:
+    """Can it stand at the module's head (``_header_imports``)?"""
+    return isinstance(node, (ast.Import, ast.ImportFrom)) \
+        or isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+
+
+def pinned(statement: _Statement, index: int) -> bool:
     """Kept whatever the places: what reaches the whole module or may hold
     syntax fissix rejects; module code that imports (the import table is
     the module's; fixes add imports next to them), may stop the model's
@@ -276,6 +379,7 @@ def _read(statement: _Statement, lines: List[str], mutators: FrozenSet[str]) -> 
                 statement.classes.add(node.name)
             else:
                 statement.function_lines.append((node.lineno, node.end_lineno))
+                statement.defined.add(node.name)
                 statement.module_wide |= bool(node.args.posonlyargs)
                 if not nested:
                     statement.functions.add(node.name)
@@ -448,10 +552,9 @@ class _Closure:
         self._words: Dict[int, Set[str]] = {}
 
     def of(self, kept: Set[int]) -> Set[int]:
-        from recipes._model.imports import CONVENTIONAL  # recipes import the engine: not at load
         statements = self.statements
         kept = set(kept)
-        conventional = set(CONVENTIONAL) - self._header_imports()
+        conventional = presumed_aliases(statements)
         names: Set[str] = set()
         leaves: Set[str] = set()
         functions: Set[str] = set()
@@ -467,7 +570,7 @@ class _Closure:
                 imported |= s.imported
                 for callee, line in s.callees.items():
                     if callee[:1].isupper() or callee in self.classes:
-                        key = callee.replace("_", "").lower()
+                        key = auto_name(callee)
                         auto_names[key] = min(line, auto_names.get(key, line))
             first_call = min(auto_names.values(), default=None)
             new = set()
@@ -483,31 +586,29 @@ class _Closure:
             kept |= new
         return kept
 
-    def _header_imports(self) -> Set[str]:
-        """The names the module's first statements, imports (and strings),
-        bind: the model's walk surely reaches those."""
-        found: Set[str] = set()
-        for statement in self.statements:
-            node = statement.node
-            if not isinstance(node, (ast.Import, ast.ImportFrom, ast.Expr)) \
-                    or isinstance(node, ast.Expr) and not isinstance(node.value, ast.Constant):
-                break
-            found |= statement.imported
-        return found
-
     def _words_of(self, index: int) -> Set[str]:
-        """The lowercase words of its strings, as a class name would match
-        them if they were its Keras auto-name (``Conv2D`` -> ``conv2d`` or
-        ``conv2d_3``): without underscores, with and without ``_<n>``."""
         words = self._words.get(index)
         if words is None:
-            words = self._words[index] = set()
-            for text in self.statements[index].strings:
-                for word in set(_WORD.findall(text)):
-                    if word == word.lower():  # a Keras auto-name is: ``conv2d``, ``conv2d_1``
-                        words.add(word.replace("_", ""))
-                        words.add(_NUMBERED.sub("", word).replace("_", ""))
+            words = self._words[index] = auto_name_words(self.statements[index])
         return words
+
+
+def presumed_aliases(statements: List[_Statement]) -> Set[str]:
+    """The conventional aliases (``tf``, ``np``...) the imports at the head
+    of the module do not bind: a statement naming one is in every closure."""
+    from recipes._model.imports import CONVENTIONAL  # recipes import the engine: not at load
+    return set(CONVENTIONAL) - _header_imports(statements)
+
+
+def _header_imports(statements: List[_Statement]) -> Set[str]:
+    """The names the module's first statements, imports (and strings),
+    bind: the model's walk surely reaches those."""
+    found: Set[str] = set()
+    for statement in statements:
+        if not heading(statement.node):
+            break
+        found |= statement.imported
+    return found
 
 
 def _starred(node: ast.AST) -> bool:

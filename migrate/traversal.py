@@ -21,15 +21,18 @@ import contextvars
 import importlib
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 from fissix import btm_matcher, pygram, pytree
 from fissix.pgen2 import token
 
+from . import slicing
 from .recipe import PassContext, Recipe, running, stop_running
 
 if TYPE_CHECKING:
     from bowler.tool import BowlerTool
+
+    from .incremental import Context
 
 GRAMMAR = pygram.python_grammar_no_print_and_exec_statement
 _FILE_INPUT = pygram.python_symbols.file_input
@@ -48,6 +51,17 @@ class Pass:
     postponed: set = field(default_factory=set)  # recipes with a match left for the next pass
     modified: bool = False  # a modifier ran (the tree may have changed)
     called: set = field(default_factory=set)  # (callback, node) pairs already called
+    within: Optional[Set[int]] = None  # ids of the top-level statements the restricted recipes visit
+    everywhere: FrozenSet[str] = frozenset()  # recipes visiting every statement even so
+    regrouped: bool = False  # a modifier added or removed a statement of a module part
+
+    def skips(self, recipe: str, top) -> bool:
+        """Is ``top`` outside what ``recipe`` visits in this pass?"""
+        return self.within is not None and recipe not in self.everywhere and id(top) not in self.within
+
+    def strayed(self) -> bool:
+        """Did a restricted pass change a top-level statement it was not to visit?"""
+        return self.within is not None and (self.regrouped or not self.within.issuperset(self.owners))
 
     def proposals(self) -> List:
         """Recipe by recipe, each in the order of the text (the bottom
@@ -60,17 +74,57 @@ _active: contextvars.ContextVar[Pass] = contextvars.ContextVar("tf_migrate_trave
 _tools: Dict[Tuple[str, ...], "BowlerTool"] = {}
 
 
-def run(recipes: Sequence[Recipe], tree: pytree.Node, path: str, contexts: Dict[str, PassContext]) -> Pass:
-    """Traverse ``tree`` once with every recipe of ``recipes`` (mutating it)."""
-    state = Pass(tree, contexts, spans(tree))
+def run(recipes: Sequence[Recipe], tree: pytree.Node, path: str, contexts: Dict[str, PassContext],
+        within: Optional[Set[int]] = None, everywhere: FrozenSet[str] = frozenset(),
+        context: Optional["Context"] = None) -> Pass:
+    """Traverse ``tree`` once with every recipe of ``recipes`` (mutating it).
+    ``within``, when given, holds the ids of the only top-level statements
+    the recipes not named in ``everywhere`` visit (migrate/incremental.py).
+    When every recipe is so restricted, only those statements are walked,
+    and with ``context`` (top-level statements of ``tree`` holding them and
+    their closure, migrate/slicing.py, and what the others hold) the pass
+    sees a module of those statements alone, as a sliced run does."""
+    state = Pass(tree, contexts, spans(tree), within=within, everywhere=everywhere)
     token = _active.set(state)
+    walked, part = _Statements(tree, tree.children), None
+    if within is not None and not everywhere.intersection(r.id for r in recipes):
+        part = _Part(tree, context.children) if context is not None else None
+        root = part.root if part is not None else tree
+        walked = _Statements(root, [child for child in root.children if id(child) in within])
     try:
-        tool(recipes).refactor_tree(tree, path)
+        with slicing.running(context.unseen if part is not None else slicing.unseen()):
+            tool(recipes).refactor_tree(walked, path)
     finally:
         _active.reset(token)
+        if part is not None:
+            state.regrouped = not part.restore()
         if state.modified:
             forget(tree)
     return state
+
+
+class _Part:
+    """Some top-level statements of a tree, for one pass the children of a
+    module of their own (what the recipes' per-tree facts and the semantic
+    model are built from), then given back to the tree."""
+
+    def __init__(self, tree: pytree.Node, children: List[pytree.Base]):
+        self.tree, self.children = tree, list(children)
+        for child in self.children:
+            child.parent = None
+        self.root = pytree.Node(_FILE_INPUT, self.children)
+        self.root.used_names = getattr(tree, "used_names", set())
+
+    def restore(self) -> bool:
+        """Give the statements back; False (the tree is then not to be used)
+        when a modifier added, removed or replaced one of them."""
+        same = len(self.root.children) == len(self.children) \
+            and all(a is b for a, b in zip(self.root.children, self.children))
+        for child in self.root.children:
+            child.parent = self.tree if same else None
+        self.root.children = []
+        forget(self.root)
+        return same
 
 
 def forget(tree: pytree.Node) -> None:
@@ -104,8 +158,75 @@ def tool(recipes: Sequence[Recipe]) -> "BowlerTool":
         if not found.bmi_post_order:
             found.bmi_post_order_heads = {}
         found.BM.__class__ = _BottomMatcher
+        for fixer in found.pre_order + found.post_order:
+            fixer.pattern = _unwrapped(fixer.pattern)
         _tools[key] = found
     return found
+
+
+def _unwrapped(pattern: pytree.BasePattern) -> pytree.BasePattern:
+    """The same pattern without the wildcards fissix's compiler wraps around
+    each ``< ... >`` body (matched once, one alternative, unnamed): the body
+    itself matches the same children with the same results, and a body
+    without a repeat then matches child by child instead of through
+    fissix's generator of every way a sequence can match (most of a pass's
+    matching time)."""
+    if isinstance(pattern, pytree.NodePattern) and pattern.content is not None:
+        content = [_unwrapped(p) for p in pattern.content]
+        only = content[0] if len(content) == 1 else None
+        if isinstance(only, pytree.WildcardPattern) and only.min == only.max == 1 \
+                and only.name is None and only.content is not None and len(only.content) == 1:
+            content = list(only.content[0])
+        return pytree.NodePattern(pattern.type, content, pattern.name)
+    if isinstance(pattern, pytree.WildcardPattern) and pattern.content is not None:
+        return pytree.WildcardPattern([[_unwrapped(p) for p in alternative] for alternative in pattern.content],
+                                      pattern.min, pattern.max, pattern.name)
+    return pattern
+
+
+class _Statements:
+    """Top-level statements of a tree, walked as fissix walks a tree (what
+    ``refactor_tree`` asks of one): the same nodes in the same order,
+    without the others; the walks the matchers take go by an explicit
+    stack, not by fissix's generator per node (one resumption per level for
+    every node yielded)."""
+
+    def __init__(self, root: pytree.Node, children: List[pytree.Base]):
+        self.root, self.children = root, children
+        self.used_names = getattr(root, "used_names", set())
+
+    @property
+    def was_changed(self) -> bool:
+        return self.root.was_changed
+
+    def pre_order(self):
+        yield self.root
+        for child in self.children:
+            yield from child.pre_order()
+
+    def post_order(self):
+        """Each node after its children; as in fissix, a node's children are
+        the list it had when the walk reached it."""
+        stack = [(self.root, iter(self.children))]
+        while stack:
+            node, rest = stack[-1]
+            child = next(rest, None)
+            if child is None:
+                stack.pop()
+                yield node
+            elif isinstance(child, pytree.Leaf):
+                yield child
+            else:
+                stack.append((child, iter(child.children)))
+
+    def leaves(self):
+        stack = list(reversed(self.children))
+        while stack:
+            node = stack.pop()
+            if isinstance(node, pytree.Leaf):
+                yield node
+            else:
+                stack.extend(reversed(node.children))
 
 
 class _BottomMatcher(btm_matcher.BottomMatcher):
@@ -194,6 +315,8 @@ def _guarded(recipe: Recipe, callback: Callable, filtering: bool) -> Callable:
         top = top_statement(node)
         if state.owners.get(id(top), recipe.id) != recipe.id:
             state.postponed.add(recipe.id)
+            return False if filtering else None
+        if state.skips(recipe.id, top):
             return False if filtering else None
         root_size = len(state.root.children)
         context = state.contexts[recipe.id]
