@@ -16,12 +16,11 @@ entry (e.g. one emptied by a power cut) is a miss.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import os
-import platform
 import sys
 from dataclasses import asdict
-from importlib import metadata
 from pathlib import Path
 from typing import Iterable, Optional
 
@@ -32,7 +31,6 @@ from .result import Diagnostic, Edit, SourceResult, Status
 
 FORMAT = 1
 CACHED = (Status.UNCHANGED, Status.CHANGED, Status.SKIPPED)
-_ENGINE_MODULES = ("edits", "engine", "files", "notebook", "prefilter", "recipe", "result", "traversal")
 
 
 def default_dir() -> Path:
@@ -115,7 +113,7 @@ def _run_key(options: Options) -> str:
         f"tf-migrate={__version__}",
         f"fissix={_version('fissix')}",
         f"bowler={_version('bowler')}",
-        f"python={platform.python_implementation()}-{sys.version_info[0]}.{sys.version_info[1]}",
+        f"python={sys.implementation.name}-{sys.version_info[0]}.{sys.version_info[1]}",
         f"recipes={','.join(r.id for r in options.recipes)}",
         f"unsafe={options.unsafe_fixes} apply={options.apply} isolated={options.isolated}",
         f"options={sorted((k, repr(v)) for k, v in options.recipe_options)!r}",
@@ -127,12 +125,11 @@ def _run_key(options: Options) -> str:
 
 
 def _code_files(options: Options) -> Iterable[str]:
-    """Source files whose edit can change a result: the engine, every module
-    of the recipes package and its helper subpackages (the semantic model
-    too) and each recipe's own module."""
-    files = set()
-    here = Path(__file__).resolve().parent
-    files.update(str(here / f"{name}.py") for name in _ENGINE_MODULES)
+    """Source files whose edit can change a result: every module of this
+    package (the engine and what it calls: slicing, incremental passes,
+    edits...), every module of the recipes package and its helper
+    subpackages (the semantic model too) and each recipe's own module."""
+    files = {str(p) for p in Path(__file__).resolve().parent.glob("*.py")}
     recipes_pkg = sys.modules.get("recipes")
     for folder in getattr(recipes_pkg, "__path__", []):
         files.update(str(p) for p in Path(folder).rglob("*.py"))
@@ -151,6 +148,14 @@ def _file_hash(path: str) -> str:
 
 
 def _version(dist: str) -> str:
+    """``dist``'s version from the name of the ``.dist-info`` folder beside
+    its package, found without importing it; importlib.metadata (~15 ms to
+    import, a scan of sys.path) only when that folder is not there."""
+    spec = importlib.util.find_spec(dist)
+    if spec is not None and spec.origin:
+        for info in sorted(Path(spec.origin).parent.parent.glob(f"{dist}-*.dist-info")):
+            return info.name[len(dist) + 1:-len(".dist-info")]
+    from importlib import metadata
     try:
         return metadata.version(dist)
     except metadata.PackageNotFoundError:

@@ -53,7 +53,7 @@ err = Console(stderr=True, highlight=False, soft_wrap=True)
 out = Console(highlight=False, soft_wrap=True)
 
 # hidden: Typer would list it with its Python type; its help goes into the command's text
-PATHS = typer.Argument(None, metavar="PATH", show_default=False, hidden=True)
+PATHS = typer.Argument(None, metavar="[PATH]...", show_default=False, hidden=True)
 PATHS_HELP = ("\n\nPATH: files or directories (recursively, minus .gitignore'd and --exclude'd "
               "paths); '-' reads source from stdin; none with --files-from.")
 SHARED: Dict[str, Tuple[object, object]] = {

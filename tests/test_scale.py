@@ -204,15 +204,20 @@ def test_a_cached_change_is_still_written(tmp_path, monkeypatch):
 
 def test_a_check_served_by_the_cache_never_loads_the_parser(tmp_path):
     """A warm run costs imports and hashes only: the engine (fissix's
-    parser, the fix loop) is loaded on the first cache miss, not before."""
+    parser, the fix loop) is loaded on the first cache miss, not before; nor
+    are pydantic (Typer 0.29 builds adapters with it) or importlib.metadata,
+    ~0.1 s of every editor request between them."""
     make_tree(tmp_path / "tree", 3, body="import numpy as np\nx = np.zeros({i})\n")
+    heavy = ["migrate.engine", "pydantic", "importlib.metadata"]
     probe = ("import atexit, sys\n"
-             "atexit.register(lambda: print('loaded:', 'migrate.engine' in sys.modules, file=sys.stderr))\n"
+             f"atexit.register(lambda: print('loaded:', [m for m in {heavy!r} if m in sys.modules], "
+             "file=sys.stderr))\n"
              "from migrate.cli import main\nmain()\n")
     argv = [sys.executable, "-c", probe, "check", str(tmp_path / "tree"), "--cache-dir", str(tmp_path / "c")]
     runs = [subprocess.run(argv, capture_output=True, text=True, timeout=120) for _ in range(2)]
     assert [run.returncode for run in runs] == [0, 0], runs[0].stderr
-    assert [run.stderr.strip().splitlines()[-1] for run in runs] == ["loaded: True", "loaded: False"]
+    cold, warm = (run.stderr.strip().splitlines()[-1] for run in runs)
+    assert "'migrate.engine'" in cold and warm == "loaded: []"
 
 
 def test_key_covers_content_path_options_and_recipe_source(tmp_path):
@@ -246,15 +251,26 @@ def test_key_covers_content_path_options_and_recipe_source(tmp_path):
 
 def test_key_covers_every_module_a_result_depends_on():
     """The semantic model and the fissix helpers live in subpackages of
-    recipes/, the traversal and edit mapping in migrate/: editing any of
-    them must invalidate the cache."""
+    recipes/, the traversal, slicing, incremental passes and edit mapping in
+    migrate/: editing any of them must invalidate the cache."""
     import recipes
 
     files = {Path(f) for f in cache_mod._code_files(Options((RENAME,)))}
     package = Path(recipes.__file__).parent
     assert set(package.rglob("*.py")) <= files
+    assert set(Path(cache_mod.__file__).resolve().parent.glob("*.py")) <= files
     assert {p.name for p in files if p.parent.name == "migrate"} >= {
-        "engine.py", "traversal.py", "edits.py", "notebook.py", "recipe.py", "prefilter.py"}
+        "engine.py", "slicing.py", "incremental.py", "reparse.py", "traversal.py", "edits.py"}
+
+
+def test_key_names_the_installed_fissix_and_bowler():
+    """Read from their .dist-info folders without importlib.metadata: the
+    same versions it reports."""
+    from importlib import metadata
+
+    for dist in ("fissix", "bowler"):
+        assert cache_mod._version(dist) == metadata.version(dist)
+    assert cache_mod._version("no_such_distribution_here") == "unknown"
 
 
 def test_corrupt_entries_are_misses(tmp_path):
