@@ -491,3 +491,63 @@ def test_code_text_blanks_comments_and_strings_but_keeps_f_strings_and_lines():
               "y = 'a#b' + \"c\\\"d\" + rb'e' + f\"{np.mean(t)}\"\nz = r\"\\\" \" + keras\n")
     text = code_text(SourceFacts(source))
     assert text.splitlines() == ["x = 1   ", "", "", 'y =   +   +   + f"{np.mean(t)}"', "z =   + keras"]
+
+
+# -- the prechecks are asked before CPython's verdict, so that the stdlib
+# ast is built only for the files a precheck reads it of (migrate/engine.py)
+
+def _precheck_recipe(precheck):
+    from toy_recipes import RENAME
+
+    return dataclasses.replace(RENAME, precheck=precheck)
+
+
+def _crashing_precheck(facts):
+    raise RuntimeError("precheck bug")
+
+
+def test_a_failing_precheck_on_a_file_python_rejects_leaves_it_skipped():
+    """The verdict comes first in the answer: a file CPython cannot compile
+    is skipped with the parser's reason, whatever a precheck did on it."""
+    result = transform("old_api(\n", "bad.py", Options((_precheck_recipe(_crashing_precheck),)))
+    assert result.status.value == "skipped" and result.reason.startswith("syntax error at line 1"), result.reason
+
+
+def test_a_failing_precheck_on_a_compiling_file_is_its_internal_error():
+    result = transform("old_api()\n", "ok.py", Options((_precheck_recipe(_crashing_precheck),)))
+    assert (result.status.value, result.reason) == ("failed", "internal error: RuntimeError: precheck bug")
+
+
+@pytest.mark.parametrize("reads_the_ast", [False, True])
+def test_the_ast_is_built_only_when_a_precheck_reads_it_and_then_it_is_what_is_compiled(
+        monkeypatch, reads_the_ast):
+    import ast
+
+    from migrate import engine
+
+    compiled = []
+    real_compile = engine._compile
+    monkeypatch.setattr(engine, "_compile", lambda source, filename: (compiled.append(type(source)),
+                                                                      real_compile(source, filename)))
+    parses = []
+    real_parse = ast.parse
+    monkeypatch.setattr(ast, "parse", lambda *args, **kwargs: (parses.append(args[0]),
+                                                               real_parse(*args, **kwargs))[1])
+    text_only = _precheck_recipe(lambda facts: "old_api(" in facts.text)
+    reading = _precheck_recipe(lambda facts: [node for node in ast.walk(facts.tree) if isinstance(node, ast.Call)])
+    source = "x = 1\nold_api()\n"
+    result = transform(source, "f.py", Options((reading if reads_the_ast else text_only,), apply=False))
+    assert [d.message for d in result.diagnostics] == ["old_api is deprecated"]
+    assert parses == ([source] if reads_the_ast else [])
+    assert compiled == [ast.Module if reads_the_ast else str]
+
+
+def test_a_verdict_from_the_ast_names_the_compilers_error():
+    """CPython's compiler, not its parser, rejects this: the ``ast`` a
+    precheck built parses, and compiling it gives the text's own reason."""
+    import ast
+
+    source = "old_api()\nreturn 1\n"
+    reading = _precheck_recipe(lambda facts: [node for node in ast.walk(facts.tree) if isinstance(node, ast.Call)])
+    result = transform(source, "r.py", Options((reading,)))
+    assert (result.status.value, result.reason) == ("skipped", "syntax error at line 2: 'return' outside function")
