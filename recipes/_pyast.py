@@ -227,13 +227,17 @@ def code_lines(facts: SourceFacts) -> List[str]:
 
 # a comment, or a string literal (its prefix too) as the tokenizer of Python
 # < 3.12 ends it (a backslash escapes any character, a one-quote string stays
-# on its line)
-_NOT_CODE = re.compile(
-    r"#[^\n]*|(?P<prefix>(?<!\w)[rRbBuUfF]{1,2})?(?:"
-    r"'''[^'\\]*(?:(?:\\[\s\S]|'(?!''))[^'\\]*)*'''"  # written unrolled: a loop per piece,
-    r'|"""[^"\\]*(?:(?:\\[\s\S]|"(?!""))[^"\\]*)*"""'  # not per character
-    r"|'[^'\\\n]*(?:\\[\s\S][^'\\\n]*)*'"
-    r'|"[^"\\\n]*(?:\\[\s\S][^"\\\n]*)*")')
+# on its line); each alternative starts with its own character, a prefix
+# letter checking that no word goes before it, so the search skips every
+# other character without trying the pattern there
+_STRINGS = [r"'''[^'\\]*(?:(?:\\[\s\S]|'(?!''))[^'\\]*)*'''",  # written unrolled: a loop per piece,
+            r'"""[^"\\]*(?:(?:\\[\s\S]|"(?!""))[^"\\]*)*"""',  # not per character
+            r"'[^'\\\n]*(?:\\[\s\S][^'\\\n]*)*'",
+            r'"[^"\\\n]*(?:\\[\s\S][^"\\\n]*)*"']
+_PREFIX_LETTERS = "rRbBuUfF"
+_NOT_CODE = re.compile("|".join(
+    [r"#[^\n]*"] + _STRINGS
+    + [rf"{letter}(?<!\w.)[{_PREFIX_LETTERS}]?(?:{'|'.join(_STRINGS)})" for letter in _PREFIX_LETTERS]))
 _F_STRING = re.compile(r"(?<![\w])[rRbBuU]?[fF][rR]?['\"]")
 
 
@@ -264,10 +268,9 @@ def spelled_as_in_ast(facts: SourceFacts) -> bool:
 
 
 def _blank(match: "re.Match") -> str:
-    prefix = match.group("prefix")
-    if prefix and ("f" in prefix or "F" in prefix):
-        return match.group()  # an f-string holds code
     text = match.group()
+    if text[0] in "fF" or text[0] in _PREFIX_LETTERS and text[1] in "fF":
+        return text  # an f-string holds code
     if "\r" in text:
         return "".join(_LINE_BREAK.findall(text))
     return "\n" * text.count("\n") or " "

@@ -493,6 +493,61 @@ def test_code_text_blanks_comments_and_strings_but_keeps_f_strings_and_lines():
     assert text.splitlines() == ["x = 1   ", "", "", 'y =   +   +   + f"{np.mean(t)}"', "z =   + keras"]
 
 
+
+def _tokenized_code_text(source: str) -> str:
+    """What code_text must be, from the tokenizer: each comment and each
+    string token but f-strings blanked, its line breaks kept."""
+    import io
+    import tokenize
+    from itertools import accumulate
+
+    starts = [0, *accumulate(len(line) for line in source.splitlines(keepends=True))]
+    out, done = [], 0
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        prefix = token.string[:2].lower()
+        if token.type == tokenize.COMMENT or token.type == tokenize.STRING and "f" not in prefix.split("'")[0].split('"')[0]:
+            begin = starts[token.start[0] - 1] + token.start[1]
+            out += [source[done:begin], "\n" * token.string.count("\n") or " "]
+            done = starts[token.end[0] - 1] + token.end[1]
+    return "".join(out) + source[done:]
+
+
+_LITERAL_TEXT = st.text(alphabet="abfr #'\"\\\n{}", max_size=8)
+
+
+@st.composite
+def _literals(draw) -> str:
+    """A string literal of any prefix and quoting, holding quotes,
+    backslashes, ``#`` and (in triple quotes) line breaks."""
+    prefix = draw(st.sampled_from(["", "r", "b", "rb", "Br", "u", "f", "F", "rf", "fR", "U"]))
+    quote = draw(st.sampled_from(["'", '"', "'''", '"""']))
+    body = draw(_LITERAL_TEXT)
+    if len(quote) == 1:
+        body = body.replace("\n", "")
+    if "f" in prefix.lower():
+        body = body.replace("{", "{{").replace("}", "}}")
+    body = body.replace("\\", "\\\\").replace(quote[0], "\\" + quote[0])
+    if "r" in prefix.lower():  # a raw string keeps its backslashes: no escaped quote may end it
+        body = body.replace("\\", "").replace(quote[0], "")
+    return prefix + quote + body + quote
+
+
+_COMMENTS = st.builds(lambda text: "  # " + text + "\n", st.text(alphabet="ab'\"#\\", max_size=6))
+
+
+# a word may touch the literal after it (``if"a"``, ``or'b'``: a keyword, then a string)
+@given(st.lists(st.one_of(_literals().map(lambda literal: literal + " "), _COMMENTS,
+                          st.tuples(st.sampled_from(["x", "keras", "if", "or", "in", "+", "[]"]),
+                                    st.sampled_from(["", " "])).map("".join)),
+                max_size=12))
+def test_code_text_blanks_what_the_tokenizer_calls_comments_and_strings(parts):
+    from migrate.recipe import SourceFacts
+    from recipes._pyast import code_text
+
+    source = "y = (" + "".join(parts) + "\n)\n"
+    assert code_text(SourceFacts(source)) == _tokenized_code_text(source)
+
+
 # -- the prechecks are asked before CPython's verdict, so that the stdlib
 # ast is built only for the files a precheck reads it of (migrate/engine.py)
 
