@@ -21,10 +21,22 @@ from migrate.prefilter import GAP
 from migrate.recipe import SourceFacts
 
 _CONTINUATION = re.compile(r"\\\r?\n")
+
+
+def standalone(word: str, after_dot: bool = False) -> str:
+    """A regular expression: ``word`` (a fixed-width expression) where no
+    word character goes before it, nor a dot unless ``after_dot``. The
+    check is written after the word: a pattern that starts with a literal
+    is searched for fast, one that starts with a lookbehind is tried at
+    every character (several times slower on a whole file)."""
+    before = r"\w" if after_dot else r"[\w.]"
+    return f"{word}(?<!{before}{word})"
+
+
 # an import statement is one logical line holding the word `import`; the
 # module's name is on that line once backslash continuations are joined
 # (a parenthesized `from m import (...)` only wraps the imported names)
-_IMPORT_LINE = re.compile(r"^.*\bimport\b.*$", re.M)
+_IMPORT_WORD = re.compile(standalone("import", after_dot=True) + r"(?!\w)")
 
 
 def dotted(node: ast.AST) -> Optional[str]:
@@ -57,7 +69,14 @@ def may_import(facts: SourceFacts, modules: Sequence[str]) -> bool:
 
 
 def _import_lines(facts: SourceFacts) -> List[str]:
-    return _IMPORT_LINE.findall(_CONTINUATION.sub(" ", facts.text))
+    text = _CONTINUATION.sub(" ", facts.text)
+    lines, end = [], -1
+    for match in _IMPORT_WORD.finditer(text):
+        if match.start() > end:  # not on the line taken last
+            end = text.find("\n", match.end())
+            end = len(text) if end < 0 else end
+            lines.append(text[text.rfind("\n", 0, match.start()) + 1:end])
+    return lines
 
 
 @lru_cache(maxsize=None)
@@ -280,7 +299,7 @@ def _blank(match: "re.Match") -> str:
 # constructors and the bases of a Keras Model or Layer) continues its
 # `keras` component with one of these words
 _KERAS_ENTRY = rf"{GAP}*\.{GAP}*(?:Model|Sequential|Layer|layers|models|engine)(?!\w)"
-_KERAS_PATH = re.compile(rf"keras{_KERAS_ENTRY}|keras{GAP}+import(?!\w)|(?<![\w.])layers{GAP}*\.")
+_KERAS_PATH = re.compile(rf"keras{_KERAS_ENTRY}|keras{GAP}+import(?!\w)|{standalone('layers')}{GAP}*\.")
 _KERAS_ALIAS = re.compile(rf"keras{GAP}+as{GAP}+(\w+)")
 
 

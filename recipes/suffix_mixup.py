@@ -210,8 +210,9 @@ def _modify(node, capture, filename):
                 leaf.changed()
 
 
-# a name ending in a digit (not an attribute), and whether `=` follows it
-_NUMBERED_WORD = re.compile(rf"(?<![\w.])([A-Za-z_]\w*\d)(?!\w)({GAP}*=(?!=))?")
+# a name ending in a digit (not an attribute), and whether `=` follows it (the
+# name taken whole, then its last character checked: no backtracking)
+_NUMBERED_WORD = re.compile(rf"(?<![\w.])([A-Za-z_]\w*+)(?<=\d)({GAP}*=(?!=))?")
 
 
 def _may_mix_suffixes(facts: SourceFacts) -> List[ast.AST]:
