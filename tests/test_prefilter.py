@@ -425,6 +425,11 @@ GATE_CASES = [
             x_2 = (inputs_1 - baseline_1) * avg_grads_1 + 2
             return x_2
     """, False, False),
+    _case("suffix-other-number-same-stem", "suffix-mixup", """\
+        def f(x_1, y_2):
+            x_2 = x_1 * 2 + y_2
+            return x_2
+    """, False, False),
     _case("suffix-in-a-comment-only", "suffix-mixup", """\
         def f(a, b):
             # x_2 = (inputs_2 - baseline_2) * avg_grads_1
@@ -546,6 +551,21 @@ def test_code_text_blanks_what_the_tokenizer_calls_comments_and_strings(parts):
 
     source = "y = (" + "".join(parts) + "\n)\n"
     assert code_text(SourceFacts(source)) == _tokenized_code_text(source)
+
+
+
+@pytest.mark.parametrize("case_id, parsed", [("suffix-two-numbers", True), ("suffix-sibling-nowhere", False),
+                                             ("suffix-other-number-same-stem", False)])
+def test_suffix_mixup_text_gate_needs_a_target_with_a_mixed_up_name(case_id, parsed):
+    """The stdlib ``ast`` is built only when the text shows an assigned
+    numbered name and a name of another number and stem whose sibling (that
+    stem with the target's number) the code spells."""
+    from migrate.recipe import SourceFacts
+
+    [(recipe_id, source)] = [(c.values[0], c.values[1]) for c in GATE_CASES if c.id == case_id]
+    facts = SourceFacts(source)
+    RECIPES[recipe_id].precheck(facts)
+    assert (facts.parsed() is not None) is parsed
 
 
 # -- the prechecks are asked before CPython's verdict, so that the stdlib
