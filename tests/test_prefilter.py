@@ -568,6 +568,21 @@ def test_suffix_mixup_text_gate_needs_a_target_with_a_mixed_up_name(case_id, par
     assert (facts.parsed() is not None) is parsed
 
 
+
+@given(text=st.text(alphabet=" a.np_(\n", max_size=30))
+def test_standalone_matches_where_a_lookbehind_first_pattern_does(text):
+    """``standalone`` writes the check for what goes before a word after
+    it (so the regex engine can search for the word): the same matches."""
+    import re
+
+    from recipes._pyast import standalone
+
+    for word, before in (("np", r"[\w.]"), ("a_", r"\w")):
+        written_after = re.compile(standalone(word, after_dot=before == r"\w") + r"(?!\w)")
+        written_before = re.compile(rf"(?<!{before}){word}(?!\w)")
+        assert [m.span() for m in written_after.finditer(text)] == [m.span() for m in written_before.finditer(text)]
+
+
 # -- the prechecks are asked before CPython's verdict, so that the stdlib
 # ast is built only for the files a precheck reads it of (migrate/engine.py)
 
