@@ -1,8 +1,9 @@
 """Many files through the engine: read, transform, optionally write, and
 summarise. One file's failure is a value in its Outcome; the batch goes on.
 
-With ``jobs > 1`` the files go to a pool of forked worker processes: a
-worker receives a path and returns a picklable Outcome (each worker compiles
+With ``jobs > 1`` the files go to a pool of forked worker processes, a few
+at a time (one round trip between the processes per task, not per file): a
+worker receives paths and returns picklable Outcomes (each worker compiles
 the recipes' Bowler tools once, on first use); every write happens in this
 process, in input order. Ctrl-C terminates the workers and propagates as
 KeyboardInterrupt (Typer turns it into exit code 130); since writes are
@@ -29,7 +30,8 @@ from .result import Diagnostic, SourceResult, Status, cell_label
 from .textdiff import line_map
 from .shard import Shard
 
-WINDOW_PER_JOB = 16  # files in flight per worker: workers stay busy, memory stays bounded
+WINDOW_PER_JOB = 64  # files in flight per worker: workers stay busy, memory stays bounded
+TASK_FILES = 8  # files per task at most (fewer when there are few files to share out)
 
 
 @dataclass
@@ -157,11 +159,19 @@ def run(paths: Iterable[Path], options: Options,
     workers = _Workers(options, min(jobs, len(paths)))
     queue: Deque[_Pending] = deque()
     window = max(jobs, 1) * WINDOW_PER_JOB
+    size = max(1, min(TASK_FILES, len(paths) // (max(jobs, 1) * 4)))
+    task = _Task()
     try:
         for path in paths:
-            queue.append(_start(path, options, cache, workers))
+            pending = _start(path, cache, task if workers.parallel else None)
+            queue.append(pending)
+            if len(task.paths) >= size:
+                task = workers.send(task)
             while queue and (len(queue) > window or queue[0].ready()):
+                if queue[0].task is task:  # its results are waited for: the task goes now
+                    task = workers.send(task)
                 yield _finish(queue.popleft(), options, cache, workers, on_done)
+        workers.send(task)
         while queue:
             yield _finish(queue.popleft(), options, cache, workers, on_done)
     except BaseException:
@@ -170,14 +180,28 @@ def run(paths: Iterable[Path], options: Options,
     workers.close()
 
 
+class _Task:
+    """Files a worker computes together; ``future`` is set once sent (None
+    after that: the pool could not take it, the files run in this process)."""
+
+    def __init__(self) -> None:
+        self.paths: List[Path] = []
+        self.sent = False
+        self.future: Optional[Future] = None
+
+    def ready(self) -> bool:
+        return self.sent and (self.future is None or self.future.done())
+
+
 @dataclass
 class _Pending:
     path: Path
     outcome: Optional[Outcome] = None  # known already (cache hit)
-    future: Optional[Future] = None  # computing in a worker; neither: run in-process
+    task: Optional[_Task] = None  # computing in a worker; neither: run in this process
+    index: int = 0  # its place in the task
 
     def ready(self) -> bool:
-        return self.future is None or self.future.done()
+        return self.task is None or self.task.ready()
 
 
 class _Workers:
@@ -192,9 +216,18 @@ class _Workers:
         self.pool: Optional[ProcessPoolExecutor] = None
         self.pids: Optional[multiprocessing.queues.SimpleQueue] = None  # each worker says its pid
 
-    def submit(self, path: Path) -> Optional[Future]:
-        if self.jobs <= 1:
-            return None
+    @property
+    def parallel(self) -> bool:
+        return self.jobs > 1
+
+    def send(self, task: "_Task") -> "_Task":
+        """Give ``task`` to the pool (when it holds files); the next task to fill."""
+        if task.paths and not task.sent:
+            task.future = self.submit(task.paths)
+            task.sent = True
+        return _Task() if task.sent else task
+
+    def submit(self, paths: List[Path]) -> Optional[Future]:
         for _ in range(2):
             if self.pool is None:
                 from . import engine, notebook  # noqa: F401  loaded once, before the workers fork
@@ -202,7 +235,7 @@ class _Workers:
                 self.pids = multiprocessing.get_context("fork").SimpleQueue()
                 self.pool = _fork_pool(self.jobs, self.options, self.pids)
             try:
-                return self.pool.submit(_work, path)
+                return self.pool.submit(_work, paths)
             except BrokenProcessPool:
                 self.pool.shutdown(wait=False, cancel_futures=True)
                 self.pool = None
@@ -213,7 +246,7 @@ class _Workers:
         death names this file as the culprit instead of its neighbours."""
         pool = _fork_pool(1, self.options, None)
         try:
-            return pool.submit(_work, path).result()
+            return pool.submit(_work, [path]).result()[0]
         except BrokenProcessPool:
             return Outcome(path, problem=f"{path}: the worker process died while processing it "
                                          "(a crash in native code, or out of memory)")
@@ -257,11 +290,13 @@ def _init_worker(options: Options, pids) -> None:
         pids.put(os.getpid())
 
 
-def _work(path: Path) -> Outcome:
-    return process(path, _worker_options)
+def _work(paths: List[Path]) -> List[Outcome]:
+    return [process(path, _worker_options) for path in paths]
 
 
-def _start(path: Path, options: Options, cache: Optional[Cache], workers: _Workers) -> _Pending:
+def _start(path: Path, cache: Optional[Cache], task: Optional[_Task]) -> _Pending:
+    """The file's outcome when the cache has it; else the file joins ``task``
+    (None: it will run in this process)."""
     if cache is not None and path.suffix != ".ipynb":
         try:
             source = files.read(path)
@@ -270,7 +305,10 @@ def _start(path: Path, options: Options, cache: Optional[Cache], workers: _Worke
         result = cache.get(path, source.raw, source.text)
         if result is not None:
             return _Pending(path, _checked(Outcome(path, result, source)))
-    return _Pending(path, future=workers.submit(path))
+    if task is None:
+        return _Pending(path)
+    task.paths.append(path)
+    return _Pending(path, task=task, index=len(task.paths) - 1)
 
 
 def _finish(pending: _Pending, options: Options, cache: Optional[Cache], workers: _Workers,
@@ -286,13 +324,19 @@ def _finish(pending: _Pending, options: Options, cache: Optional[Cache], workers
 
 
 def _computed(pending: _Pending, options: Options, workers: _Workers) -> Outcome:
-    if pending.future is None:
+    task = pending.task
+    if task is None or task.future is None:
         return process(pending.path, options)
     try:
-        return pending.future.result()
+        return task.future.result()[pending.index]
     except BrokenProcessPool:
         return workers.alone(pending.path)
     except Exception as err:  # e.g. an unpicklable result: this file's failure, not the batch's
+        if len(task.paths) > 1:  # maybe another file's: each file of the task is asked for alone
+            pending.task, pending.index = _Task(), 0
+            pending.task.paths.append(pending.path)
+            workers.send(pending.task)
+            return _computed(pending, options, workers)
         return Outcome(pending.path, problem=f"{pending.path}: internal error in a worker: "
                                              f"{type(err).__name__}: {err}")
 

@@ -15,8 +15,9 @@ import bisect
 import gc
 import re
 import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import FrozenSet, List, Optional, Sequence, Tuple, Union
+from typing import FrozenSet, Iterator, List, Optional, Sequence, Tuple, Union
 
 from fissix import pytree
 from fissix.pgen2 import driver as pgen_driver
@@ -147,21 +148,12 @@ def transform(source: str, path: str, options: Options, sliced: bool = True) -> 
 
 def _transform(source: str, path: str, options: Options, sliced: bool = True) -> SourceResult:
     text, had_newline = _with_final_newline(source)
-    prechecks = _Prechecks()
-    read_later = any(r.precheck is not None and prefilter.matcher(r.tokens)(text) for r in options.recipes)
-    unreadable = _cpython_verdict(text, path, prechecks.facts_of(text) if read_later else None)
+    with _collector_paused():
+        unreadable, candidates, part = _prefiltered(text, path, options, sliced)
     if unreadable:
         return SourceResult(path, Status.SKIPPED, source, source, reason=unreadable)
-    candidates, places = [], []
-    for recipe in options.recipes:
-        answer = _places(recipe, text, prechecks)
-        if answer:
-            candidates.append(recipe)
-            places = None if places is None or answer is True else places + list(answer)
     if not candidates:
         return SourceResult(path, Status.UNCHANGED, source, source)
-    part = slicing.cut(text, prechecks.facts.tree, places) if places and sliced else None
-    del prechecks, places  # its stdlib ast of a large file weighs as much as the fissix tree
     if part is not None:
         with part.running():
             result, final = _run(part.text, source, path, options, candidates)
@@ -171,6 +163,43 @@ def _transform(source: str, path: str, options: Options, sliced: bool = True) ->
             return _finished(result, final, source, had_newline, options)
     result, final = _run(text, source, path, options, candidates)
     return result if final is None else _finished(result, final, source, had_newline, options)
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector pauses: what the prechecks build (the
+    stdlib ``ast``, its indexes) is many objects, none of them cyclic
+    garbage, freed by reference counting once the file is decided; a
+    collection meanwhile would only traverse them."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _prefiltered(text: str, path: str, options: Options,
+                 sliced: bool) -> Tuple[Optional[str], List[Recipe], Optional[slicing.Slice]]:
+    """CPython's verdict on ``text`` (a reason when it cannot compile), the
+    recipes the prefilter lets through, and the slice of the text they
+    need (None: the whole text)."""
+    prechecks = _Prechecks()
+    answers = _answers(options.recipes, text, prechecks)
+    unreadable = _cpython_verdict(text, path, prechecks.facts)
+    if unreadable:
+        return unreadable, [], None
+    if isinstance(answers, Exception):
+        raise answers
+    candidates, places = [], []
+    for recipe, answer in answers:
+        if answer:
+            candidates.append(recipe)
+            places = None if places is None or answer is True else places + list(answer)
+    # the slice holds no ``ast``: the tree, as heavy as the fissix one, is freed on return
+    part = slicing.cut(text, prechecks.facts.tree, places) if candidates and places and sliced else None
+    return None, candidates, part
 
 
 def _run(text: str, source: str, path: str, options: Options,
@@ -198,15 +227,29 @@ def _finished(result: SourceResult, final: str, source: str, had_newline: bool,
     return result
 
 
+def _answers(recipes: Sequence[Recipe], text: str,
+             prechecks: _Prechecks) -> Union[List[Tuple[Recipe, Union[bool, Sequence]]], Exception]:
+    """Each recipe's prefilter answer (``_places``), asked before CPython's
+    verdict so that the stdlib ``ast`` is built only when a precheck gets
+    past its text stage and needs it (a precheck that fails is the
+    file's internal error only once the verdict says it compiles)."""
+    try:
+        return [(recipe, _places(recipe, text, prechecks)) for recipe in recipes]
+    except Exception as err:
+        return err
+
+
 def _cpython_verdict(text: str, path: str, facts: Optional[SourceFacts] = None) -> Optional[str]:
     """Why CPython cannot compile the text (then the file is skipped, whatever
     the prefilter says), or None. ``compile`` is several times cheaper than
-    building the stdlib ``ast``, which only the files a recipe wants need;
-    when a precheck will read it (``facts``), the ``ast`` is built first and
-    compiled, so the text is parsed once (the same parser and compiler: the
-    same verdict; what only the ``ast`` objects hit, a recursion limit, is
-    asked of the text)."""
-    source = _tree_or_text(text, facts)
+    building the stdlib ``ast``, which only the files a precheck reads
+    need; when a precheck has built it (``facts``), that ``ast`` is compiled,
+    so the text is parsed once (the same parser and compiler: the same
+    verdict; what only the ``ast`` objects hit, a recursion limit, is asked
+    of the text)."""
+    source = facts.parsed() if facts is not None else None
+    if source is None:
+        source = text
     try:
         _compile(source, path)
     except SyntaxError as err:
@@ -218,17 +261,6 @@ def _cpython_verdict(text: str, path: str, facts: Optional[SourceFacts] = None) 
             return _cpython_verdict(text, path)
         return f"cannot be compiled: {type(err).__name__}: {err}"
     return None
-
-
-def _tree_or_text(text: str, facts: Optional[SourceFacts]) -> Union[str, ast.Module]:
-    """The prechecks' ``ast`` of ``text`` when it parses; else the text
-    (whose compile then reports the parser's error)."""
-    if facts is None:
-        return text
-    try:
-        return facts.tree
-    except SyntaxError:
-        return text
 
 
 def _with_final_newline(source: str) -> Tuple[str, bool]:

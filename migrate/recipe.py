@@ -104,6 +104,12 @@ class SourceFacts:
     def tree(self) -> ast.Module:
         return self._view("tree", self._parse)
 
+    def parsed(self) -> Optional[ast.Module]:
+        """The ``tree`` when something has built it already and the text
+        parsed; else None (nothing is parsed here)."""
+        tree = self._views.get("tree")
+        return None if isinstance(tree, SyntaxError) else tree
+
     def nodes(self, *types: type) -> List[ast.AST]:
         """Every node of the tree of one of ``types`` (exact classes), from
         one walk shared by every precheck: each precheck walking the whole

@@ -21,10 +21,22 @@ from migrate.prefilter import GAP
 from migrate.recipe import SourceFacts
 
 _CONTINUATION = re.compile(r"\\\r?\n")
+
+
+def standalone(word: str, after_dot: bool = False) -> str:
+    """A regular expression: ``word`` (a fixed-width expression) where no
+    word character goes before it, nor a dot unless ``after_dot``. The
+    check is written after the word: a pattern that starts with a literal
+    is searched for fast, one that starts with a lookbehind is tried at
+    every character (several times slower on a whole file)."""
+    before = r"\w" if after_dot else r"[\w.]"
+    return f"{word}(?<!{before}{word})"
+
+
 # an import statement is one logical line holding the word `import`; the
 # module's name is on that line once backslash continuations are joined
 # (a parenthesized `from m import (...)` only wraps the imported names)
-_IMPORT_LINE = re.compile(r"^.*\bimport\b.*$", re.M)
+_IMPORT_WORD = re.compile(standalone("import", after_dot=True) + r"(?!\w)")
 
 
 def dotted(node: ast.AST) -> Optional[str]:
@@ -57,7 +69,14 @@ def may_import(facts: SourceFacts, modules: Sequence[str]) -> bool:
 
 
 def _import_lines(facts: SourceFacts) -> List[str]:
-    return _IMPORT_LINE.findall(_CONTINUATION.sub(" ", facts.text))
+    text = _CONTINUATION.sub(" ", facts.text)
+    lines, end = [], -1
+    for match in _IMPORT_WORD.finditer(text):
+        if match.start() > end:  # not on the line taken last
+            end = text.find("\n", match.end())
+            end = len(text) if end < 0 else end
+            lines.append(text[text.rfind("\n", 0, match.start()) + 1:end])
+    return lines
 
 
 @lru_cache(maxsize=None)
@@ -227,13 +246,17 @@ def code_lines(facts: SourceFacts) -> List[str]:
 
 # a comment, or a string literal (its prefix too) as the tokenizer of Python
 # < 3.12 ends it (a backslash escapes any character, a one-quote string stays
-# on its line)
-_NOT_CODE = re.compile(
-    r"#[^\n]*|(?P<prefix>(?<!\w)[rRbBuUfF]{1,2})?(?:"
-    r"'''[^'\\]*(?:(?:\\[\s\S]|'(?!''))[^'\\]*)*'''"  # written unrolled: a loop per piece,
-    r'|"""[^"\\]*(?:(?:\\[\s\S]|"(?!""))[^"\\]*)*"""'  # not per character
-    r"|'[^'\\\n]*(?:\\[\s\S][^'\\\n]*)*'"
-    r'|"[^"\\\n]*(?:\\[\s\S][^"\\\n]*)*")')
+# on its line); each alternative starts with its own character, a prefix
+# letter checking that no word goes before it, so the search skips every
+# other character without trying the pattern there
+_STRINGS = [r"'''[^'\\]*(?:(?:\\[\s\S]|'(?!''))[^'\\]*)*'''",  # written unrolled: a loop per piece,
+            r'"""[^"\\]*(?:(?:\\[\s\S]|"(?!""))[^"\\]*)*"""',  # not per character
+            r"'[^'\\\n]*(?:\\[\s\S][^'\\\n]*)*'",
+            r'"[^"\\\n]*(?:\\[\s\S][^"\\\n]*)*"']
+_PREFIX_LETTERS = "rRbBuUfF"
+_NOT_CODE = re.compile("|".join(
+    [r"#[^\n]*"] + _STRINGS
+    + [rf"{letter}(?<!\w.)[{_PREFIX_LETTERS}]?(?:{'|'.join(_STRINGS)})" for letter in _PREFIX_LETTERS]))
 _F_STRING = re.compile(r"(?<![\w])[rRbBuU]?[fF][rR]?['\"]")
 
 
@@ -264,10 +287,9 @@ def spelled_as_in_ast(facts: SourceFacts) -> bool:
 
 
 def _blank(match: "re.Match") -> str:
-    prefix = match.group("prefix")
-    if prefix and ("f" in prefix or "F" in prefix):
-        return match.group()  # an f-string holds code
     text = match.group()
+    if text[0] in "fF" or text[0] in _PREFIX_LETTERS and text[1] in "fF":
+        return text  # an f-string holds code
     if "\r" in text:
         return "".join(_LINE_BREAK.findall(text))
     return "\n" * text.count("\n") or " "
@@ -277,7 +299,7 @@ def _blank(match: "re.Match") -> str:
 # constructors and the bases of a Keras Model or Layer) continues its
 # `keras` component with one of these words
 _KERAS_ENTRY = rf"{GAP}*\.{GAP}*(?:Model|Sequential|Layer|layers|models|engine)(?!\w)"
-_KERAS_PATH = re.compile(rf"keras{_KERAS_ENTRY}|keras{GAP}+import(?!\w)|(?<![\w.])layers{GAP}*\.")
+_KERAS_PATH = re.compile(rf"keras{_KERAS_ENTRY}|keras{GAP}+import(?!\w)|{standalone('layers')}{GAP}*\.")
 _KERAS_ALIAS = re.compile(rf"keras{GAP}+as{GAP}+(\w+)")
 
 

@@ -129,7 +129,8 @@ from recipes._model.imports import CONVENTIONAL
 from migrate.prefilter import GAP
 from recipes._pyast import (
     Declarations, code_lines, code_text, declarations, dotted, first_line, keras_classes,
-    line_of, may_import, may_name_keras_classes, names, spelled_as_in_ast, statements, statements_at, tapes,
+    line_of, may_import, may_name_keras_classes, names, spelled_as_in_ast, standalone, statements, statements_at,
+    tapes,
 )
 from recipes._fissix import (
     add_import, bindings, call_parts, contains, dotted_name, enclosing,
@@ -1196,13 +1197,14 @@ _SUBSCRIPT_ASSIGNMENT = re.compile(r"\](?:[ \t]|\\\r?\n)*=(?!=)")
 # bare ``np(``; or of one of the names imported from NumPy ``{names}``
 _NUMPY_CALL = (r"(?<![\w.])(?:(?P<head>{heads})(?:{gap}*\.{gap}*(?P<attr>\w+))?|(?P<name>{names}))"
                r"{gap}*\((?!{gap}*\))")
-_PRESUMED_NP = re.compile(r"(?<![\w.])np(?!\w)")
+_PRESUMED_NP = re.compile(rf"{standalone('np')}(?!\w)")
 # in the code's text, before any parse: a buffer needs a factory call (or a
 # name imported from NumPy); a gradient context needs a tape, `tf.function`
 # (as a decorator, a call or an import) or the `call`/step of a Keras class
-_MAY_FILL = re.compile(rf"(?<!\w)(?:{'|'.join(FACTORIES)}){GAP}*\(|numpy{GAP}+import(?!\w)")
-_MAY_OPEN_A_CONTEXT = re.compile(r"GradientTape|(?<!\w)function(?!\w)")
-_KERAS_METHOD = re.compile(rf"(?<!\w)def{GAP}+(?:call|train_step|test_step)(?!\w)")
+_MAY_FILL = re.compile("|".join(rf"{standalone(name, after_dot=True)}{GAP}*\(" for name in FACTORIES)
+                       + rf"|numpy{GAP}+import(?!\w)")
+_MAY_OPEN_A_CONTEXT = re.compile(rf"GradientTape|{standalone('function', after_dot=True)}(?!\w)")
+_KERAS_METHOD = re.compile(rf"{standalone('def', after_dot=True)}{GAP}+(?:call|train_step|test_step)(?!\w)")
 _TENSOR_MODULES = ("tensorflow", "keras", "tf_keras")
 _WORD = re.compile(r"\w+")
 _FUNCTION_CALL = re.compile(rf"function{GAP}*\(")
@@ -1230,9 +1232,9 @@ def _may_fill_a_numpy_buffer(facts: SourceFacts) -> List[ast.AST]:
     tensor_names = {"tf", "keras", "layers"}.union(
         *(aliases for module, aliases in table.aliases.items() if module.split(".")[0] in _TENSOR_MODULES),
         *(names for module, names in table.names.items() if module.split(".")[0] in _TENSOR_MODULES))
-    makes_tensors = re.compile(rf"(?<![\w.])self{GAP}*\.{GAP}*\w+{GAP}*\(|\.{GAP}*(?:"
-                               + "|".join(_MODEL_WEIGHTS) + r")(?!\w)|(?<![\w.])(?:"
-                               + "|".join(map(re.escape, sorted(tensor_names))) + r")(?!\w)")
+    makes_tensors = re.compile(rf"{standalone('self')}{GAP}*\.{GAP}*\w+{GAP}*\(|\.{GAP}*(?:"
+                               + "|".join(_MODEL_WEIGHTS) + r")(?!\w)|"
+                               + "|".join(rf"{standalone(re.escape(name))}(?!\w)" for name in sorted(tensor_names)))
     if not makes_tensors.search(text):
         return []
     calls = _numpy_calls(facts, table)

@@ -210,8 +210,9 @@ def _modify(node, capture, filename):
                 leaf.changed()
 
 
-# a name ending in a digit (not an attribute), and whether `=` follows it
-_NUMBERED_WORD = re.compile(rf"(?<![\w.])([A-Za-z_]\w*\d)(?!\w)({GAP}*=(?!=))?")
+# a name ending in a digit (not an attribute), and whether `=` follows it (the
+# name taken whole, then its last character checked: no backtracking)
+_NUMBERED_WORD = re.compile(rf"(?<![\w.])([A-Za-z_]\w*+)(?<=\d)({GAP}*=(?!=))?")
 
 
 def _may_mix_suffixes(facts: SourceFacts) -> List[ast.AST]:
@@ -219,18 +220,23 @@ def _may_mix_suffixes(facts: SourceFacts) -> List[ast.AST]:
     ``nameN = ...``) reading a name with the same number and one with
     another number and stem whose sibling (that stem numbered N) the code
     spells somewhere (_modify: a reaching binding of it). The code's text
-    first: a numbered name followed by ``=``, and numbered names of two
-    numbers."""
-    numbers, assigned = set(), False
+    first: a numbered name followed by ``=`` (an assignment's target), numbered names of two
+    numbers, and, for some target, a name of another number and stem whose
+    sibling the code spells."""
+    spelled, targets = {}, {}  # numbered words; number -> stems of the targets numbered so
     for match in _NUMBERED_WORD.finditer(code_text(facts)):
         name = _split(match.group(1))
         if name is not None:
-            numbers.add(name.n)
-            assigned = assigned or bool(match.group(2))
-    if not assigned or len(numbers) < 2:
+            spelled[match.group(1)] = name
+            if match.group(2):
+                targets.setdefault(name.n, set()).add(name.stem)
+    if not targets or len({name.n for name in spelled.values()}) < 2:
         return []
     words = facts.derived("code words", lambda f: set(_WORD.findall(code_text(f))))
     same_names = spelled_as_in_ast(facts)  # else a number's digits may differ in fissix's names
+    if same_names and not any(name.n != n and name.with_number(n) in words and stems != {name.stem}
+                              for name in spelled.values() for n, stems in targets.items()):
+        return []  # no target has a name of another number and stem with a sibling
     found = []
     for node in (found.node for found in statements(facts, ast.Assign)):
         if not (len(node.targets) == 1

@@ -59,7 +59,8 @@ from fissix.pgen2 import token
 from migrate.recipe import Recipe, SourceFacts, propose
 from migrate.prefilter import GAP
 from recipes._pyast import (
-    Statement, assigned_names, code_text, dotted, line_of, names, spelled_as_in_ast, statements, statements_at,
+    Statement, assigned_names, code_text, dotted, line_of, names, spelled_as_in_ast, standalone, statements,
+    statements_at,
 )
 from recipes._model import Kind, Value, model_of
 from recipes import _fissix as s
@@ -266,7 +267,7 @@ def _fold_pair(stmt, capture, filename) -> None:
 
 
 _CAST = re.compile(rf"\.{GAP}*cast{GAP}*\(")
-_CONVERSION = re.compile(rf"(?<!\w)convert_to_tensor{GAP}*\(")
+_CONVERSION = re.compile(rf"{standalone('convert_to_tensor', after_dot=True)}{GAP}*\(")
 
 
 def _converted_before(cast: Statement, name: str, is_conversion, same_names: bool) -> bool:

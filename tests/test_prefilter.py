@@ -425,6 +425,11 @@ GATE_CASES = [
             x_2 = (inputs_1 - baseline_1) * avg_grads_1 + 2
             return x_2
     """, False, False),
+    _case("suffix-other-number-same-stem", "suffix-mixup", """\
+        def f(x_1, y_2):
+            x_2 = x_1 * 2 + y_2
+            return x_2
+    """, False, False),
     _case("suffix-in-a-comment-only", "suffix-mixup", """\
         def f(a, b):
             # x_2 = (inputs_2 - baseline_2) * avg_grads_1
@@ -491,3 +496,148 @@ def test_code_text_blanks_comments_and_strings_but_keeps_f_strings_and_lines():
               "y = 'a#b' + \"c\\\"d\" + rb'e' + f\"{np.mean(t)}\"\nz = r\"\\\" \" + keras\n")
     text = code_text(SourceFacts(source))
     assert text.splitlines() == ["x = 1   ", "", "", 'y =   +   +   + f"{np.mean(t)}"', "z =   + keras"]
+
+
+
+def _tokenized_code_text(source: str) -> str:
+    """What code_text must be, from the tokenizer: each comment and each
+    string token but f-strings blanked, its line breaks kept."""
+    import io
+    import tokenize
+    from itertools import accumulate
+
+    starts = [0, *accumulate(len(line) for line in source.splitlines(keepends=True))]
+    out, done = [], 0
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        prefix = token.string[:2].lower()
+        if token.type == tokenize.COMMENT or token.type == tokenize.STRING and "f" not in prefix.split("'")[0].split('"')[0]:
+            begin = starts[token.start[0] - 1] + token.start[1]
+            out += [source[done:begin], "\n" * token.string.count("\n") or " "]
+            done = starts[token.end[0] - 1] + token.end[1]
+    return "".join(out) + source[done:]
+
+
+_LITERAL_TEXT = st.text(alphabet="abfr #'\"\\\n{}", max_size=8)
+
+
+@st.composite
+def _literals(draw) -> str:
+    """A string literal of any prefix and quoting, holding quotes,
+    backslashes, ``#`` and (in triple quotes) line breaks."""
+    prefix = draw(st.sampled_from(["", "r", "b", "rb", "Br", "u", "f", "F", "rf", "fR", "U"]))
+    quote = draw(st.sampled_from(["'", '"', "'''", '"""']))
+    body = draw(_LITERAL_TEXT)
+    if len(quote) == 1:
+        body = body.replace("\n", "")
+    if "f" in prefix.lower():
+        body = body.replace("{", "{{").replace("}", "}}")
+    body = body.replace("\\", "\\\\").replace(quote[0], "\\" + quote[0])
+    if "r" in prefix.lower():  # a raw string keeps its backslashes: no escaped quote may end it
+        body = body.replace("\\", "").replace(quote[0], "")
+    return prefix + quote + body + quote
+
+
+_COMMENTS = st.builds(lambda text: "  # " + text + "\n", st.text(alphabet="ab'\"#\\", max_size=6))
+
+
+# a word may touch the literal after it (``if"a"``, ``or'b'``: a keyword, then a string)
+@given(st.lists(st.one_of(_literals().map(lambda literal: literal + " "), _COMMENTS,
+                          st.tuples(st.sampled_from(["x", "keras", "if", "or", "in", "+", "[]"]),
+                                    st.sampled_from(["", " "])).map("".join)),
+                max_size=12))
+def test_code_text_blanks_what_the_tokenizer_calls_comments_and_strings(parts):
+    from migrate.recipe import SourceFacts
+    from recipes._pyast import code_text
+
+    source = "y = (" + "".join(parts) + "\n)\n"
+    assert code_text(SourceFacts(source)) == _tokenized_code_text(source)
+
+
+
+@pytest.mark.parametrize("case_id, parsed", [("suffix-two-numbers", True), ("suffix-sibling-nowhere", False),
+                                             ("suffix-other-number-same-stem", False)])
+def test_suffix_mixup_text_gate_needs_a_target_with_a_mixed_up_name(case_id, parsed):
+    """The stdlib ``ast`` is built only when the text shows an assigned
+    numbered name and a name of another number and stem whose sibling (that
+    stem with the target's number) the code spells."""
+    from migrate.recipe import SourceFacts
+
+    [(recipe_id, source)] = [(c.values[0], c.values[1]) for c in GATE_CASES if c.id == case_id]
+    facts = SourceFacts(source)
+    RECIPES[recipe_id].precheck(facts)
+    assert (facts.parsed() is not None) is parsed
+
+
+
+@given(text=st.text(alphabet=" a.np_(\n", max_size=30))
+def test_standalone_matches_where_a_lookbehind_first_pattern_does(text):
+    """``standalone`` writes the check for what goes before a word after
+    it (so the regex engine can search for the word): the same matches."""
+    import re
+
+    from recipes._pyast import standalone
+
+    for word, before in (("np", r"[\w.]"), ("a_", r"\w")):
+        written_after = re.compile(standalone(word, after_dot=before == r"\w") + r"(?!\w)")
+        written_before = re.compile(rf"(?<!{before}){word}(?!\w)")
+        assert [m.span() for m in written_after.finditer(text)] == [m.span() for m in written_before.finditer(text)]
+
+
+# -- the prechecks are asked before CPython's verdict, so that the stdlib
+# ast is built only for the files a precheck reads it of (migrate/engine.py)
+
+def _precheck_recipe(precheck):
+    from toy_recipes import RENAME
+
+    return dataclasses.replace(RENAME, precheck=precheck)
+
+
+def _crashing_precheck(facts):
+    raise RuntimeError("precheck bug")
+
+
+def test_a_failing_precheck_on_a_file_python_rejects_leaves_it_skipped():
+    """The verdict comes first in the answer: a file CPython cannot compile
+    is skipped with the parser's reason, whatever a precheck did on it."""
+    result = transform("old_api(\n", "bad.py", Options((_precheck_recipe(_crashing_precheck),)))
+    assert result.status.value == "skipped" and result.reason.startswith("syntax error at line 1"), result.reason
+
+
+def test_a_failing_precheck_on_a_compiling_file_is_its_internal_error():
+    result = transform("old_api()\n", "ok.py", Options((_precheck_recipe(_crashing_precheck),)))
+    assert (result.status.value, result.reason) == ("failed", "internal error: RuntimeError: precheck bug")
+
+
+@pytest.mark.parametrize("reads_the_ast", [False, True])
+def test_the_ast_is_built_only_when_a_precheck_reads_it_and_then_it_is_what_is_compiled(
+        monkeypatch, reads_the_ast):
+    import ast
+
+    from migrate import engine
+
+    compiled = []
+    real_compile = engine._compile
+    monkeypatch.setattr(engine, "_compile", lambda source, filename: (compiled.append(type(source)),
+                                                                      real_compile(source, filename)))
+    parses = []
+    real_parse = ast.parse
+    monkeypatch.setattr(ast, "parse", lambda *args, **kwargs: (parses.append(args[0]),
+                                                               real_parse(*args, **kwargs))[1])
+    text_only = _precheck_recipe(lambda facts: "old_api(" in facts.text)
+    reading = _precheck_recipe(lambda facts: [node for node in ast.walk(facts.tree) if isinstance(node, ast.Call)])
+    source = "x = 1\nold_api()\n"
+    result = transform(source, "f.py", Options((reading if reads_the_ast else text_only,), apply=False))
+    assert [d.message for d in result.diagnostics] == ["old_api is deprecated"]
+    assert parses == ([source] if reads_the_ast else [])
+    assert compiled == [ast.Module if reads_the_ast else str]
+
+
+def test_a_verdict_from_the_ast_names_the_compilers_error():
+    """CPython's compiler, not its parser, rejects this: the ``ast`` a
+    precheck built parses, and compiling it gives the text's own reason."""
+    import ast
+
+    source = "old_api()\nreturn 1\n"
+    reading = _precheck_recipe(lambda facts: [node for node in ast.walk(facts.tree) if isinstance(node, ast.Call)])
+    result = transform(source, "r.py", Options((reading,)))
+    assert (result.status.value, result.reason) == ("skipped", "syntax error at line 2: 'return' outside function")

@@ -110,6 +110,45 @@ def test_worker_death_is_reported_for_that_file_and_the_batch_goes_on(tmp_path):
     assert all(o.status is Status.CHANGED for o in outcomes if o is not dead)
 
 
+
+_TASK_LOG = None  # the log file, set by the test below (the forked workers inherit it)
+_REAL_WORK = batch._work
+
+
+def _logged_work(paths):
+    """batch._work, logging each task's files (module level: the pool pickles it)."""
+    with open(_TASK_LOG, "a") as handle:
+        handle.write(" ".join(path.name for path in paths) + "\n")
+    return _REAL_WORK(paths)
+
+
+def test_workers_take_several_files_per_task_and_one_bad_result_stays_that_files(tmp_path, monkeypatch):
+    """Files go to the workers a few at a time; a result that cannot come
+    back (here: unpicklable) is the failure of its own file only: the other
+    files of its task are asked for again, one by one, and come back whole."""
+    real_process = batch.process
+
+    def process(path, options):
+        outcome = real_process(path, options)
+        if path.name == "m005.py":
+            outcome.problem = lambda: None  # cannot be pickled
+        return outcome
+
+    monkeypatch.setitem(globals(), "_TASK_LOG", tmp_path / "tasks.log")
+    monkeypatch.setattr(batch, "_work", _logged_work)
+    monkeypatch.setattr(batch, "process", process)  # inherited by the forked workers
+    paths = make_tree(tmp_path / "tree", 40)
+    outcomes = list(batch.run(paths, Options((RENAME,)), jobs=2))
+    assert [o.path for o in outcomes] == paths
+    [bad] = [o for o in outcomes if o.problem]
+    assert bad.path.name == "m005.py" and "internal error in a worker" in bad.problem
+    assert all(o.status is Status.CHANGED for o in outcomes if o is not bad)
+    tasks = [line.split() for line in _TASK_LOG.read_text().splitlines()]
+    [first] = [task for task in tasks if "m005.py" in task and len(task) > 1]
+    assert sorted(name for task in tasks if len(task) > 1 for name in task) == sorted(p.name for p in paths)
+    assert sorted(task[0] for task in tasks if len(task) == 1) == sorted(first)  # each asked for alone
+
+
 # --- Ctrl-C -------------------------------------------------------------------------------
 
 LAUNCHER = textwrap.dedent("""
