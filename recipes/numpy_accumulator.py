@@ -277,6 +277,7 @@ class Analysis:
         self.methods = _methods_of(enclosing(function, syms.classdef))
         self.buffers = self._buffers()
         self.tensor_names: Set[str] = set()
+        self.settled = False
         if self.buffers:
             self.settle_tensor_names()
 
@@ -317,6 +318,7 @@ class Analysis:
                 if buffer.name not in self.tensor_names and any(self.is_tensor(v) for v in values):
                     self.tensor_names.add(buffer.name)
             if self.tensor_names == before:
+                self.settled = True
                 return
 
     @property
@@ -1009,7 +1011,7 @@ def _fix_list_conversions(analysis: Analysis) -> bool:
 def _rewrite_calls(analysis: Analysis, find, fix_of, explain) -> bool:
     """Propose ``fix_of(call)`` for each call ``find`` names; ``explain``
     gives the message and the reason added when there is no fix."""
-    if not analysis.tensor_names:
+    if not analysis.settled:
         analysis.settle_tensor_names()
     rewritten = False
     for call in find(analysis):
@@ -1171,8 +1173,11 @@ def _rewrite_function(function, module: _Module) -> None:
     _lift_tensor_bound_loops(fixes, tf or "tf")
     rewritten = bool(fixes)
     if _calls_numpy(function, module.imports):  # else neither finds a call: spare their analyses
-        rewritten = _fix_list_conversions(Analysis(function, module.imports)) or rewritten
-        rewritten = _fix_numpy_on_tensors(Analysis(function, module.imports)) or rewritten
+        # an analysis holds the function's nodes: a rewrite makes it stale, else it is reused
+        analysis = Analysis(function, module.imports) if rewritten else analysis
+        converted = _fix_list_conversions(analysis)
+        analysis = Analysis(function, module.imports) if converted else analysis
+        rewritten = _fix_numpy_on_tensors(analysis) or converted or rewritten
     if rewritten and tf is None:
         add_import(find_root(function), "import tensorflow as tf")
         module.tf = "tf"

@@ -1,0 +1,186 @@
+"""fissix's parser, its loop specialised: the same grammar, tokens and tree.
+
+fissix's ``Driver.parse_tokens`` and ``Parser.addtoken`` scan a state's arcs
+for every token, computing each time what a (rule, state, token label) triple
+always decides: shift to a state, push a rule, pop (an accepting state) or
+fail. Here that decision is looked up in a table filled as the triples are
+met, the parser's stack entries are mutable lists, and nodes and leaves are
+built with the attributes ``pytree.convert`` gives them, without a call per
+token to ``convert``, ``shift``, ``push`` or ``pop``. The tree is the one
+fissix builds (tests/test_fastparse.py compares them on every fixture and
+corpus file). Any failure (a token error, a parse error) is left to fissix
+itself, which then raises its own error for the same text.
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Dict, Tuple
+
+from fissix import pytree
+from fissix.pgen2 import driver as pgen_driver
+from fissix.pgen2 import grammar as pgen_grammar
+from fissix.pgen2 import token, tokenize
+
+__all__ = ["parse_string"]
+
+_SHIFT, _PUSH, _POP, _FAIL = range(4)
+_COMMENT, _NL, _OP, _NAME = tokenize.COMMENT, tokenize.NL, token.OP, token.NAME
+_OPMAP = pgen_grammar.opmap
+_new = object.__new__
+_Node, _Leaf = pytree.Node, pytree.Leaf
+
+
+class _Failed(Exception):
+    """The specialised loop gives up; fissix parses the text and reports."""
+
+
+class _Tables:
+    """The decisions of one grammar, filled lazily: ``(rule, state, label)``
+    -> (action, argument), and ``(rule, state)`` -> whether the state only
+    accepts (fissix pops it right after a shift)."""
+
+    def __init__(self, grammar: pgen_grammar.Grammar):
+        self.grammar = grammar
+        self.actions: Dict[Tuple[int, int, int], Tuple[int, int, int]] = {}
+        self.accept_only: Dict[Tuple[int, int], bool] = {}
+
+    def action(self, rule: int, state: int, label: int) -> Tuple[int, int, int]:
+        """What ``Parser.addtoken`` does in this state with this label, the
+        arcs tried in order as it tries them."""
+        grammar = self.grammar
+        arcs = grammar.dfas[rule][0][state]
+        for arc_label, new_state in arcs:
+            kind = grammar.labels[arc_label][0]
+            if label == arc_label:
+                decided = (_SHIFT, new_state, 0)
+                break
+            if kind >= 256 and label in grammar.dfas[kind][1]:
+                decided = (_PUSH, new_state, kind)
+                break
+        else:
+            decided = (_POP, 0, 0) if (0, state) in arcs else (_FAIL, 0, 0)
+        self.actions[rule, state, label] = decided
+        return decided
+
+    def only_accepts(self, rule: int, state: int) -> bool:
+        states = self.grammar.dfas[rule][0]
+        answer = states[state] == [(0, state)]
+        self.accept_only[rule, state] = answer
+        return answer
+
+
+_TABLES: Dict[int, _Tables] = {}
+
+
+def parse_string(text: str, grammar: pgen_grammar.Grammar) -> pytree.Node:
+    """The fissix tree of ``text`` (``Driver.parse_string`` with
+    ``pytree.convert``); fissix's own exceptions when it cannot parse it."""
+    tables = _TABLES.get(id(grammar))
+    if tables is None or tables.grammar is not grammar:
+        tables = _TABLES[id(grammar)] = _Tables(grammar)
+    try:
+        return _parse(tokenize.generate_tokens(io.StringIO(text).readline), tables)
+    except Exception:  # fissix raises its own error, the one its callers expect
+        return pgen_driver.Driver(grammar, convert=pytree.convert).parse_string(text)
+
+
+def _parse(tokens, tables: _Tables) -> pytree.Node:
+    grammar = tables.grammar
+    keywords, token_labels = grammar.keywords, grammar.tokens
+    actions, accept_only = tables.actions, tables.accept_only
+    action, only_accepts = tables.action, tables.only_accepts
+    used_names: set = set()
+    # a stack entry: [rule, state, context, children]
+    stack = [[grammar.start, 0, None, []]]
+    lineno, column = 1, 0
+    prefix = ""
+    for type_, value, start, end, line_text in tokens:
+        if start != (lineno, column):
+            if (lineno, column) > start:
+                raise _Failed  # fissix's driver asserts
+            s_lineno, s_column = start
+            if lineno < s_lineno:
+                prefix += "\n" * (s_lineno - lineno)
+                lineno = s_lineno
+                column = 0
+            if column < s_column:
+                prefix += line_text[column:s_column]
+                column = s_column
+        if type_ == _COMMENT or type_ == _NL:
+            prefix += value
+            lineno, column = end
+            if value.endswith("\n"):
+                lineno += 1
+                column = 0
+            continue
+        if type_ == _OP:
+            type_ = _OPMAP[value]
+        label = None
+        if type_ == _NAME:
+            used_names.add(value)
+            label = keywords.get(value)
+        if label is None:
+            label = token_labels.get(type_)
+            if label is None:
+                raise _Failed
+        context = (prefix, start)
+        while True:
+            top = stack[-1]
+            rule, state = top[0], top[1]
+            decided = actions.get((rule, state, label)) or action(rule, state, label)
+            kind = decided[0]
+            if kind == _SHIFT:
+                leaf = _new(_Leaf)
+                leaf._prefix = prefix
+                leaf.lineno, leaf.column = start
+                leaf.type = type_
+                leaf.value = value
+                leaf.fixers_applied = []
+                top[3].append(leaf)
+                state = top[1] = decided[1]
+                while True:
+                    accepts = accept_only.get((rule, state))
+                    if accepts is None:
+                        accepts = only_accepts(rule, state)
+                    if not accepts:
+                        break
+                    node = _pop(stack)
+                    if not stack:
+                        node.used_names = used_names
+                        return node
+                    top = stack[-1]
+                    top[3].append(node)
+                    rule, state = top[0], top[1]
+                break
+            if kind == _PUSH:
+                top[1] = decided[1]
+                stack.append([decided[2], 0, context, []])
+            elif kind == _POP:
+                node = _pop(stack)
+                if not stack:
+                    raise _Failed  # too much input
+                stack[-1][3].append(node)
+            else:
+                raise _Failed
+        prefix = ""
+        lineno, column = end
+        if value.endswith("\n"):
+            lineno += 1
+            column = 0
+    raise _Failed  # incomplete input
+
+
+def _pop(stack: list) -> pytree.Base:
+    """``pytree.convert`` of the rule on top of the stack, popped: its only
+    child, or a Node (``Node.__init__``'s attributes, in its order)."""
+    rule, _, _, children = stack.pop()
+    if len(children) == 1:
+        return children[0]
+    node = _new(_Node)
+    node.type = rule
+    node.children = children
+    for child in children:
+        child.parent = node
+    node.fixers_applied = None
+    return node
