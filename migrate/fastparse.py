@@ -3,8 +3,9 @@
 fissix's ``Driver.parse_tokens`` and ``Parser.addtoken`` scan a state's arcs
 for every token, computing each time what a (rule, state, token label) triple
 always decides: shift to a state, push a rule, pop (an accepting state) or
-fail. Here that decision is looked up in a table filled as the triples are
-met, the parser's stack entries are mutable lists, and nodes and leaves are
+fail. Here that decision, the pushes followed down to the shift, is looked
+up in a table filled as the triples are met, the parser's stack entries are
+mutable lists, and nodes and leaves are
 built with the attributes ``pytree.convert`` gives them, without a call per
 token to ``convert``, ``shift``, ``push`` or ``pop``. The tree is the one
 fissix builds (tests/test_fastparse.py compares them on every fixture and
@@ -15,7 +16,7 @@ itself, which then raises its own error for the same text.
 from __future__ import annotations
 
 import io
-from typing import Dict, Tuple
+from typing import Dict, List, Tuple
 
 from fissix import pytree
 from fissix.pgen2 import driver as pgen_driver
@@ -24,7 +25,7 @@ from fissix.pgen2 import token, tokenize
 
 __all__ = ["parse_string"]
 
-_SHIFT, _PUSH, _POP, _FAIL = range(4)
+_POP, _FAIL = "pop", "fail"
 _COMMENT, _NL, _OP, _NAME = tokenize.COMMENT, tokenize.NL, token.OP, token.NAME
 _OPMAP = pgen_grammar.opmap
 _new = object.__new__
@@ -36,38 +37,45 @@ class _Failed(Exception):
 
 
 class _Tables:
-    """The decisions of one grammar, filled lazily: ``(rule, state, label)``
-    -> (action, argument), and ``(rule, state)`` -> whether the state only
-    accepts (fissix pops it right after a shift)."""
+    """The decisions of one grammar. ``actions``, filled lazily:
+    ``(rule, state, label)`` -> _POP, _FAIL, or the rules pushed before the
+    token is shifted (each with the state its parent moves to) and the state
+    the token's rule moves to. ``accepting``: rule -> the states fissix pops
+    right after a shift (they only accept)."""
 
     def __init__(self, grammar: pgen_grammar.Grammar):
         self.grammar = grammar
-        self.actions: Dict[Tuple[int, int, int], Tuple[int, int, int]] = {}
-        self.accept_only: Dict[Tuple[int, int], bool] = {}
+        self.actions: Dict[Tuple[int, int, int], object] = {}
+        self.accepting = {rule: frozenset(state for state, arcs in enumerate(states)
+                                          if arcs == [(0, state)])
+                          for rule, (states, _) in grammar.dfas.items()}
 
-    def action(self, rule: int, state: int, label: int) -> Tuple[int, int, int]:
-        """What ``Parser.addtoken`` does in this state with this label, the
-        arcs tried in order as it tries them."""
+    def decide(self, rule: int, state: int, label: int):
+        """What ``Parser.addtoken`` does in this state with this label (the
+        arcs tried in order as it tries them), pushes followed down to the
+        shift."""
+        pushes: List[Tuple[int, int]] = []
+        while True:
+            step = self._step(rule, state, label)
+            if step[0] == "shift":
+                return tuple(pushes), step[1]
+            if step[0] != "push":
+                if pushes:  # unreachable: a rule is pushed for a label in its first set
+                    raise _Failed
+                return step[0]
+            pushes.append((step[1], step[2]))
+            rule, state = step[2], 0
+
+    def _step(self, rule: int, state: int, label: int):
         grammar = self.grammar
         arcs = grammar.dfas[rule][0][state]
         for arc_label, new_state in arcs:
             kind = grammar.labels[arc_label][0]
             if label == arc_label:
-                decided = (_SHIFT, new_state, 0)
-                break
+                return ("shift", new_state)
             if kind >= 256 and label in grammar.dfas[kind][1]:
-                decided = (_PUSH, new_state, kind)
-                break
-        else:
-            decided = (_POP, 0, 0) if (0, state) in arcs else (_FAIL, 0, 0)
-        self.actions[rule, state, label] = decided
-        return decided
-
-    def only_accepts(self, rule: int, state: int) -> bool:
-        states = self.grammar.dfas[rule][0]
-        answer = states[state] == [(0, state)]
-        self.accept_only[rule, state] = answer
-        return answer
+                return ("push", new_state, kind)
+        return (_POP,) if (0, state) in arcs else (_FAIL,)
 
 
 _TABLES: Dict[int, _Tables] = {}
@@ -88,11 +96,10 @@ def parse_string(text: str, grammar: pgen_grammar.Grammar) -> pytree.Node:
 def _parse(tokens, tables: _Tables) -> pytree.Node:
     grammar = tables.grammar
     keywords, token_labels = grammar.keywords, grammar.tokens
-    actions, accept_only = tables.actions, tables.accept_only
-    action, only_accepts = tables.action, tables.only_accepts
+    actions, decide, accepting = tables.actions, tables.decide, tables.accepting
     used_names: set = set()
-    # a stack entry: [rule, state, context, children]
-    stack = [[grammar.start, 0, None, []]]
+    # a stack entry: [rule, state, children, the rule's accepting states]
+    stack = [[grammar.start, 0, [], accepting[grammar.start]]]
     lineno, column = 1, 0
     prefix = ""
     for type_, value, start, end, line_text in tokens:
@@ -124,45 +131,42 @@ def _parse(tokens, tables: _Tables) -> pytree.Node:
             label = token_labels.get(type_)
             if label is None:
                 raise _Failed
-        context = (prefix, start)
         while True:
             top = stack[-1]
-            rule, state = top[0], top[1]
-            decided = actions.get((rule, state, label)) or action(rule, state, label)
-            kind = decided[0]
-            if kind == _SHIFT:
-                leaf = _new(_Leaf)
-                leaf._prefix = prefix
-                leaf.lineno, leaf.column = start
-                leaf.type = type_
-                leaf.value = value
-                leaf.fixers_applied = []
-                top[3].append(leaf)
-                state = top[1] = decided[1]
-                while True:
-                    accepts = accept_only.get((rule, state))
-                    if accepts is None:
-                        accepts = only_accepts(rule, state)
-                    if not accepts:
-                        break
-                    node = _pop(stack)
-                    if not stack:
-                        node.used_names = used_names
-                        return node
-                    top = stack[-1]
-                    top[3].append(node)
-                    rule, state = top[0], top[1]
-                break
-            if kind == _PUSH:
-                top[1] = decided[1]
-                stack.append([decided[2], 0, context, []])
-            elif kind == _POP:
-                node = _pop(stack)
+            key = (top[0], top[1], label)
+            decided = actions.get(key)
+            if decided is None:
+                decided = actions[key] = decide(*key)
+            if decided is _POP:
+                node = _popped(stack)
                 if not stack:
                     raise _Failed  # too much input
-                stack[-1][3].append(node)
-            else:
+                stack[-1][2].append(node)
+                continue
+            if decided is _FAIL:
                 raise _Failed
+            pushes, state = decided
+            for parent_state, rule in pushes:
+                top[1] = parent_state
+                top = [rule, 0, [], accepting[rule]]
+                stack.append(top)
+            leaf = _new(_Leaf)
+            leaf._prefix = prefix
+            leaf.lineno, leaf.column = start
+            leaf.type = type_
+            leaf.value = value
+            leaf.fixers_applied = []
+            top[2].append(leaf)
+            top[1] = state
+            while state in top[3]:
+                node = _popped(stack)
+                if not stack:
+                    node.used_names = used_names
+                    return node
+                top = stack[-1]
+                top[2].append(node)
+                state = top[1]
+            break
         prefix = ""
         lineno, column = end
         if value.endswith("\n"):
@@ -171,10 +175,10 @@ def _parse(tokens, tables: _Tables) -> pytree.Node:
     raise _Failed  # incomplete input
 
 
-def _pop(stack: list) -> pytree.Base:
+def _popped(stack: list) -> pytree.Base:
     """``pytree.convert`` of the rule on top of the stack, popped: its only
     child, or a Node (``Node.__init__``'s attributes, in its order)."""
-    rule, _, _, children = stack.pop()
+    rule, _, children, _ = stack.pop()
     if len(children) == 1:
         return children[0]
     node = _new(_Node)
