@@ -278,6 +278,7 @@ class Analysis:
         self.buffers = self._buffers()
         self.tensor_names: Set[str] = set()
         self.settled = False
+        self._writes: Dict[str, List] = {}  # buffer name -> its writes (the tree does not change meanwhile)
         if self.buffers:
             self.settle_tensor_names()
 
@@ -364,8 +365,13 @@ class Analysis:
 
     def writes(self, buffer: Buffer) -> List:
         """expr_stmts ``buf[...] = value`` in this function."""
+        if buffer.name not in self._writes:
+            self._writes[buffer.name] = self._find_writes(buffer.name)
+        return self._writes[buffer.name]
+
+    def _find_writes(self, name: str) -> List:
         writes = []
-        for leaf in name_reads(self.function, buffer.name):
+        for leaf in name_reads(self.function, name):
             target = leaf.parent
             statement = target.parent if target is not None else None
             if (target is not None and subscript_parts(target) and statement is not None
@@ -1119,14 +1125,14 @@ class _Module:
     imports: Imports
     tf: Optional[str]  # how the file spells TensorFlow; None: not imported (yet)
     done: Set[int] = field(default_factory=set)  # ids of the functions already rewritten
-    tapes: Set[int] = field(default_factory=set)  # ids of the `with` statements opening a tape
+    tapes: List = field(default_factory=list)  # the `with` statements opening a tape
 
     @classmethod
     def of(cls, root) -> "_Module":
         model = model_of(root)
         imports = Imports.of_model(model)
         return cls(imports, "tf" if "tf" in imports.tensorflow else min(imports.tensorflow, default=None),
-                   tapes={id(tape.statement) for tape in model.tapes})
+                   tapes=[tape.statement for tape in model.tapes])
 
 
 def _may_be_a_gradient_function(node, capture, filename) -> bool:
@@ -1137,7 +1143,7 @@ def _may_be_a_gradient_function(node, capture, filename) -> bool:
     if not module.imports.numpy:
         return False
     return model_of(node).in_gradient_context(node.children[-1]) \
-        or any(id(inner) in module.tapes for inner in node.pre_order())
+        or any(contains(node, tape) for tape in module.tapes)
 
 
 def _modify(node, capture, filename) -> None:
