@@ -158,8 +158,13 @@ def _parse(tokens, tables: _Tables) -> pytree.Node:
             leaf.fixers_applied = []
             top[2].append(leaf)
             top[1] = state
-            while state in top[3]:
-                node = _popped(stack)
+            while state in top[3]:  # _popped, inlined: most pops are of a rule with one child
+                stack.pop()
+                children = top[2]
+                if len(children) == 1:
+                    node = children[0]
+                else:
+                    node = _node(top[0], children)
                 if not stack:
                     node.used_names = used_names
                     return node
@@ -177,10 +182,13 @@ def _parse(tokens, tables: _Tables) -> pytree.Node:
 
 def _popped(stack: list) -> pytree.Base:
     """``pytree.convert`` of the rule on top of the stack, popped: its only
-    child, or a Node (``Node.__init__``'s attributes, in its order)."""
+    child, or a Node."""
     rule, _, children, _ = stack.pop()
-    if len(children) == 1:
-        return children[0]
+    return children[0] if len(children) == 1 else _node(rule, children)
+
+
+def _node(rule: int, children: list) -> pytree.Node:
+    """``Node(rule, children)``: ``Node.__init__``'s attributes, in its order."""
     node = _new(_Node)
     node.type = rule
     node.children = children
