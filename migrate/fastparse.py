@@ -137,8 +137,10 @@ def _parse(tokens, tables: _Tables) -> pytree.Node:
             decided = actions.get(key)
             if decided is None:
                 decided = actions[key] = decide(*key)
-            if decided is _POP:
-                node = _popped(stack)
+            if decided is _POP:  # convert's answer: the only child, or a Node
+                stack.pop()
+                children = top[2]
+                node = children[0] if len(children) == 1 else _node(top[0], children)
                 if not stack:
                     raise _Failed  # too much input
                 stack[-1][2].append(node)
@@ -158,13 +160,10 @@ def _parse(tokens, tables: _Tables) -> pytree.Node:
             leaf.fixers_applied = []
             top[2].append(leaf)
             top[1] = state
-            while state in top[3]:  # _popped, inlined: most pops are of a rule with one child
+            while state in top[3]:  # accepting only: popped
                 stack.pop()
                 children = top[2]
-                if len(children) == 1:
-                    node = children[0]
-                else:
-                    node = _node(top[0], children)
+                node = children[0] if len(children) == 1 else _node(top[0], children)
                 if not stack:
                     node.used_names = used_names
                     return node
@@ -178,13 +177,6 @@ def _parse(tokens, tables: _Tables) -> pytree.Node:
             lineno += 1
             column = 0
     raise _Failed  # incomplete input
-
-
-def _popped(stack: list) -> pytree.Base:
-    """``pytree.convert`` of the rule on top of the stack, popped: its only
-    child, or a Node."""
-    rule, _, children, _ = stack.pop()
-    return children[0] if len(children) == 1 else _node(rule, children)
 
 
 def _node(rule: int, children: list) -> pytree.Node:
