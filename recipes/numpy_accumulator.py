@@ -119,7 +119,7 @@ import re
 from bisect import bisect_left, bisect_right
 import textwrap
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Set
+from typing import Callable, Dict, List, Optional, Set, Tuple
 
 from fissix.pgen2 import token
 
@@ -279,6 +279,7 @@ class Analysis:
         self.tensor_names: Set[str] = set()
         self.settled = False
         self._writes: Dict[str, List] = {}  # buffer name -> its writes (the tree does not change meanwhile)
+        self._calls: Optional[List] = None
         if self.buffers:
             self.settle_tensor_names()
 
@@ -362,6 +363,12 @@ class Analysis:
         filled = {b.name for b in self.buffers} & self.tensor_names
         return any(is_name(node) and node.value in filled and _is_variable(node)
                    and not _describes(node) for node in expr.pre_order())
+
+    def numpy_calls(self) -> List[Tuple[object, tuple, str]]:
+        """``_numpy_calls_of`` of the function, found once."""
+        if self._calls is None:
+            self._calls = _numpy_calls_of(self.function, self.imports)
+        return self._calls
 
     def writes(self, buffer: Buffer) -> List:
         """expr_stmts ``buf[...] = value`` in this function."""
@@ -950,9 +957,8 @@ def _list_conversions(analysis: Analysis) -> List:
     tensors into NumPy. Only in a gradient context (the model's):
     elsewhere (tests, evaluation) NumPy is what the code wants."""
     found = []
-    for node in scope_nodes(analysis.function):
-        parts = call_parts(node) if is_call(node) else None
-        if not parts or analysis.imports.numpy_function(parts[0]) not in _LIST_TO_TENSOR:
+    for node, parts, function in analysis.numpy_calls():
+        if function not in _LIST_TO_TENSOR:
             continue
         positional = parts[1]
         if positional and _tensor_list(positional[0], analysis) \
@@ -1072,10 +1078,8 @@ def _numpy_on_tensors(analysis: Analysis) -> List:
     creation (``np.copy(x)`` then written to) is the write's business."""
     found = []
     creations = {id(buffer.creation) for buffer in analysis.buffers if analysis.writes(buffer)}
-    for node in scope_nodes(analysis.function):
-        parts = call_parts(node) if is_call(node) and id(node.parent) not in creations else None
-        function = analysis.imports.numpy_function(parts[0]) if parts else None
-        if function is None or not parts[1] \
+    for node, parts, function in analysis.numpy_calls():
+        if id(node.parent) in creations or not parts[1] \
                 or function in _LIST_TO_TENSOR and _tensor_list(parts[1][0], analysis) \
                 or _tensor_under_numpy(parts[1][0], analysis) is None \
                 or not analysis.model.in_gradient_context(node):
@@ -1178,7 +1182,8 @@ def _rewrite_function(function, module: _Module) -> None:
             _merge_conversion(buffer, tf or "tf")
     _lift_tensor_bound_loops(fixes, tf or "tf")
     rewritten = bool(fixes)
-    if _calls_numpy(function, module.imports):  # else neither finds a call: spare their analyses
+    calls = _numpy_calls_of(function, module.imports) if rewritten else analysis.numpy_calls()
+    if calls:  # else neither finds a call: spare their analyses
         # an analysis holds the function's nodes: a rewrite makes it stale, else it is reused
         analysis = Analysis(function, module.imports) if rewritten else analysis
         converted = _fix_list_conversions(analysis)
@@ -1189,14 +1194,17 @@ def _rewrite_function(function, module: _Module) -> None:
         module.tf = "tf"
 
 
-def _calls_numpy(function, imports: Imports) -> bool:
-    """Does ``function`` (outside nested scopes) call a NumPy function, what
-    _list_conversions and _numpy_on_tensors look for?"""
+def _numpy_calls_of(function, imports: Imports) -> List[Tuple[object, tuple, str]]:
+    """The NumPy calls in ``function`` (outside nested scopes), what
+    _list_conversions and _numpy_on_tensors look at (none: neither finds
+    anything): (call, its call_parts, the NumPy function)."""
+    found = []
     for node in scope_nodes(function):
         parts = call_parts(node) if is_call(node) else None
-        if parts and imports.numpy_function(parts[0]) is not None:
-            return True
-    return False
+        numpy_function = imports.numpy_function(parts[0]) if parts else None
+        if numpy_function is not None:
+            found.append((node, parts, numpy_function))
+    return found
 
 
 # `...] = ` (not `==`), possibly across a line continuation: a subscript assignment
