@@ -20,11 +20,10 @@ from dataclasses import dataclass
 from typing import FrozenSet, Iterator, List, Optional, Sequence, Tuple, Union
 
 from fissix import pytree
-from fissix.pgen2 import driver as pgen_driver
 from fissix.pgen2.parse import ParseError
 from fissix.pgen2.tokenize import TokenError
 
-from . import incremental, prefilter, slicing, traversal
+from . import fastparse, incremental, prefilter, slicing, traversal
 from .edits import Owned, apply_edits, old_lines, pass_edits, split_lines
 from .recipe import PassContext, Recipe, SourceFacts
 from .reparse import reparse
@@ -45,11 +44,10 @@ def parse(source: str) -> pytree.Node:
     The cyclic garbage collector pauses meanwhile: a parse allocates a node
     per token and nothing it makes is garbage (a large file parses ~20%
     faster)."""
-    drv = pgen_driver.Driver(traversal.GRAMMAR, convert=pytree.convert)
     paused = gc.isenabled()
     gc.disable()
     try:
-        return drv.parse_string(source)
+        return fastparse.parse_string(source, traversal.GRAMMAR)
     except (ParseError, TokenError, IndentationError, SyntaxError) as err:
         raise _Unparsable(_parse_reason(source, err)) from None
     finally:

@@ -119,7 +119,7 @@ import re
 from bisect import bisect_left, bisect_right
 import textwrap
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Set
+from typing import Callable, Dict, List, Optional, Set, Tuple
 
 from fissix.pgen2 import token
 
@@ -278,6 +278,9 @@ class Analysis:
         self.methods = _methods_of(enclosing(function, syms.classdef))
         self.buffers = self._buffers()
         self.tensor_names: Set[str] = set()
+        self.settled = False
+        self._writes: Dict[str, List] = {}  # buffer name -> its writes (the tree does not change meanwhile)
+        self._calls: Optional[List] = None
         if self.buffers:
             self.settle_tensor_names()
 
@@ -318,6 +321,7 @@ class Analysis:
                 if buffer.name not in self.tensor_names and any(self.is_tensor(v) for v in values):
                     self.tensor_names.add(buffer.name)
             if self.tensor_names == before:
+                self.settled = True
                 return
 
     @property
@@ -361,10 +365,21 @@ class Analysis:
         return any(is_name(node) and node.value in filled and _is_variable(node)
                    and not _describes(node) for node in expr.pre_order())
 
+    def numpy_calls(self) -> List[Tuple[object, tuple, str]]:
+        """``_numpy_calls_of`` of the function, found once."""
+        if self._calls is None:
+            self._calls = _numpy_calls_of(self.function, self.imports)
+        return self._calls
+
     def writes(self, buffer: Buffer) -> List:
         """expr_stmts ``buf[...] = value`` in this function."""
+        if buffer.name not in self._writes:
+            self._writes[buffer.name] = self._find_writes(buffer.name)
+        return self._writes[buffer.name]
+
+    def _find_writes(self, name: str) -> List:
         writes = []
-        for leaf in name_reads(self.function, buffer.name):
+        for leaf in name_reads(self.function, name):
             target = leaf.parent
             statement = target.parent if target is not None else None
             if (target is not None and subscript_parts(target) and statement is not None
@@ -943,9 +958,8 @@ def _list_conversions(analysis: Analysis) -> List:
     tensors into NumPy. Only in a gradient context (the model's):
     elsewhere (tests, evaluation) NumPy is what the code wants."""
     found = []
-    for node in scope_nodes(analysis.function):
-        parts = call_parts(node) if is_call(node) else None
-        if not parts or analysis.imports.numpy_function(parts[0]) not in _LIST_TO_TENSOR:
+    for node, parts, function in analysis.numpy_calls():
+        if function not in _LIST_TO_TENSOR:
             continue
         positional = parts[1]
         if positional and _tensor_list(positional[0], analysis) \
@@ -1010,7 +1024,7 @@ def _fix_list_conversions(analysis: Analysis) -> bool:
 def _rewrite_calls(analysis: Analysis, find, fix_of, explain) -> bool:
     """Propose ``fix_of(call)`` for each call ``find`` names; ``explain``
     gives the message and the reason added when there is no fix."""
-    if not analysis.tensor_names:
+    if not analysis.settled:
         analysis.settle_tensor_names()
     rewritten = False
     for call in find(analysis):
@@ -1065,10 +1079,8 @@ def _numpy_on_tensors(analysis: Analysis) -> List:
     creation (``np.copy(x)`` then written to) is the write's business."""
     found = []
     creations = {id(buffer.creation) for buffer in analysis.buffers if analysis.writes(buffer)}
-    for node in scope_nodes(analysis.function):
-        parts = call_parts(node) if is_call(node) and id(node.parent) not in creations else None
-        function = analysis.imports.numpy_function(parts[0]) if parts else None
-        if function is None or not parts[1] \
+    for node, parts, function in analysis.numpy_calls():
+        if id(node.parent) in creations or not parts[1] \
                 or function in _LIST_TO_TENSOR and _tensor_list(parts[1][0], analysis) \
                 or _tensor_under_numpy(parts[1][0], analysis) is None \
                 or not analysis.model.in_gradient_context(node):
@@ -1118,14 +1130,14 @@ class _Module:
     imports: Imports
     tf: Optional[str]  # how the file spells TensorFlow; None: not imported (yet)
     done: Set[int] = field(default_factory=set)  # ids of the functions already rewritten
-    tapes: Set[int] = field(default_factory=set)  # ids of the `with` statements opening a tape
+    tapes: List = field(default_factory=list)  # the `with` statements opening a tape
 
     @classmethod
     def of(cls, root) -> "_Module":
         model = model_of(root)
         imports = Imports.of_model(model)
         return cls(imports, "tf" if "tf" in imports.tensorflow else min(imports.tensorflow, default=None),
-                   tapes={id(tape.statement) for tape in model.tapes})
+                   tapes=[tape.statement for tape in model.tapes])
 
 
 def _may_be_a_gradient_function(node, capture, filename) -> bool:
@@ -1136,7 +1148,7 @@ def _may_be_a_gradient_function(node, capture, filename) -> bool:
     if not module.imports.numpy:
         return False
     return model_of(node).in_gradient_context(node.children[-1]) \
-        or any(id(inner) in module.tapes for inner in node.pre_order())
+        or any(contains(node, tape) for tape in module.tapes)
 
 
 def _modify(node, capture, filename) -> None:
@@ -1171,22 +1183,29 @@ def _rewrite_function(function, module: _Module) -> None:
             _merge_conversion(buffer, tf or "tf")
     _lift_tensor_bound_loops(fixes, tf or "tf")
     rewritten = bool(fixes)
-    if _calls_numpy(function, module.imports):  # else neither finds a call: spare their analyses
-        rewritten = _fix_list_conversions(Analysis(function, module.imports)) or rewritten
-        rewritten = _fix_numpy_on_tensors(Analysis(function, module.imports)) or rewritten
+    calls = _numpy_calls_of(function, module.imports) if rewritten else analysis.numpy_calls()
+    if calls:  # else neither finds a call: spare their analyses
+        # an analysis holds the function's nodes: a rewrite makes it stale, else it is reused
+        analysis = Analysis(function, module.imports) if rewritten else analysis
+        converted = _fix_list_conversions(analysis)
+        analysis = Analysis(function, module.imports) if converted else analysis
+        rewritten = _fix_numpy_on_tensors(analysis) or converted or rewritten
     if rewritten and tf is None:
         add_import(find_root(function), "import tensorflow as tf")
         module.tf = "tf"
 
 
-def _calls_numpy(function, imports: Imports) -> bool:
-    """Does ``function`` (outside nested scopes) call a NumPy function, what
-    _list_conversions and _numpy_on_tensors look for?"""
+def _numpy_calls_of(function, imports: Imports) -> List[Tuple[object, tuple, str]]:
+    """The NumPy calls in ``function`` (outside nested scopes), what
+    _list_conversions and _numpy_on_tensors look at (none: neither finds
+    anything): (call, its call_parts, the NumPy function)."""
+    found = []
     for node in scope_nodes(function):
         parts = call_parts(node) if is_call(node) else None
-        if parts and imports.numpy_function(parts[0]) is not None:
-            return True
-    return False
+        numpy_function = imports.numpy_function(parts[0]) if parts else None
+        if numpy_function is not None:
+            found.append((node, parts, numpy_function))
+    return found
 
 
 # `...] = ` (not `==`), possibly across a line continuation: a subscript assignment

@@ -87,6 +87,20 @@ def _root(node):
     return node
 
 
+def _name_leaves(root) -> Dict[str, List]:
+    """Every NAME leaf under ``root`` by its text, in the order of
+    ``root.leaves()`` (walked without its recursive generators)."""
+    found: Dict[str, List] = {}
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.children:
+            stack.extend(reversed(node.children))
+        elif node.type == token.NAME:
+            found.setdefault(node.value, []).append(node)
+    return found
+
+
 def model_of(node) -> "Model":
     """The model of the module ``node`` belongs to (built once per tree).
 
@@ -436,10 +450,7 @@ class Model:
         method = self.method_class(function) is not None
         shift = 1 if method and not self.is_static(function) else 0
         if self._name_leaves is None:  # every NAME leaf by its text, built once
-            self._name_leaves = {}
-            for leaf in self.root.leaves():
-                if leaf.type == token.NAME:
-                    self._name_leaves.setdefault(leaf.value, []).append(leaf)
+            self._name_leaves = _name_leaves(self.root)
         sites = []
         for leaf in self._name_leaves.get(name.value, ()):
             if leaf is name:

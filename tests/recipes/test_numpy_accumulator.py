@@ -623,3 +623,69 @@ CASES = [
 @pytest.mark.parametrize("case", params(CASES))
 def test_failure_class(case):
     check_case(RECIPE, case)
+
+
+THREE_FINDINGS = """
+    import numpy as np
+    import tensorflow as tf
+
+
+    class M(tf.keras.Model):
+        def call(self, x):
+            buf = np.zeros((3, 4))
+            for i in range(3):
+                buf[i] = self.dense(x)
+            parts = [self.dense(x), self.dense(x)]
+            stacked = np.stack(parts)
+            return np.mean(self.dense(x)), buf, stacked
+    """
+
+
+def _root(node):
+    while node.parent is not None:
+        node = node.parent
+    return node
+
+
+@pytest.fixture
+def analyses(monkeypatch):
+    """The Analysis objects built, and for each one the two NumPy-call
+    rewrites were handed: whether every node it bound was still in the tree."""
+    from recipes import numpy_accumulator as module
+
+    seen = {"built": [], "used": []}
+    build = module.Analysis.__init__
+
+    def counting(self, *args):
+        seen["built"].append(self)
+        build(self, *args)
+
+    def using(rewrite):
+        def use(analysis):
+            root = _root(analysis.function)
+            seen["used"].append((analysis, all(_root(value) is root for values in analysis.bound.values()
+                                               for value in values)))
+            return rewrite(analysis)
+        return use
+
+    monkeypatch.setattr(module.Analysis, "__init__", counting)
+    for name in ("_fix_list_conversions", "_fix_numpy_on_tensors"):
+        monkeypatch.setattr(module, name, using(getattr(module, name)))
+    return seen
+
+
+def test_a_function_is_analysed_once_when_nothing_is_rewritten(analyses):
+    result = transform(dedent(THREE_FINDINGS), "m.py", Options(tuple(resolve([NA])), apply=False))
+    assert len(result.diagnostics) == 3 and not any(d.applied for d in result.diagnostics)
+    assert len(analyses["built"]) == 1
+    assert [analysis for analysis, _ in analyses["used"]] == analyses["built"] * 2
+
+
+def test_a_rewrite_makes_the_next_rewrite_analyse_the_function_again(analyses):
+    result = transform(dedent(THREE_FINDINGS), "m.py", Options(tuple(resolve([NA])), unsafe_fixes=True))
+    assert [d.applied for d in result.diagnostics] == [True, True, True]
+    assert "tf.stack(parts)" in result.output and "tf.reduce_mean(self.dense(x))" in result.output
+    first_pass = analyses["used"][:2]
+    assert all(current for _, current in analyses["used"])  # no analysis outlived its nodes
+    assert len({id(analysis) for analysis, _ in first_pass}) == 2  # the buffer's, the stack's rewrite
+    assert not any(analysis is analyses["built"][0] for analysis, _ in first_pass)
