@@ -29,11 +29,12 @@ code is visited again, and then on the whole tree (as slicing parses the
 whole text for such a place). Where no pattern matches any node outside
 its functions (imports, lone constants, a class whose own lines are
 ``class A(keras.layers.Layer):`` and docstrings around its methods), every
-node a recipe visits is inside a function, as for a def: the statement is
-revisited when it depends on a change, with its closure. A function's
-``def`` node counts as inside it, as its lines do for slicing. Whether a
-changed statement that is not a def or class revisits everything is still
-decided by its lines.
+node a recipe's callbacks are called on there is inside a function (fissix
+calls them only on a node its fixer's pattern matches), as for a def: the
+statement is revisited when it depends on a change, with its closure. A
+function's ``def`` node counts as inside it, as its lines do for slicing.
+Whether a changed statement that is not a def or class revisits everything
+is still decided by its lines.
 
 Otherwise the pass sees the statements it visits in a module holding only
 them and their closure as slicing would keep them (``context_of``), the
