@@ -289,12 +289,15 @@ class _Revisit:
     context: Optional[incremental.Context]  # what the pass's module holds (None: the whole tree)
 
     @classmethod
-    def after(cls, spans, text: str, tree: pytree.Node, everywhere: FrozenSet[str]) -> Optional["_Revisit"]:
+    def after(cls, spans, text: str, tree: pytree.Node, everywhere: FrozenSet[str],
+              recipes: Sequence[Recipe]) -> Optional["_Revisit"]:
+        """``recipes``: every enabled one (a later pass may run any)."""
         incremental.read_spans(spans, text)
-        statements = incremental.to_revisit(spans, tree)
+        fixers = incremental.fixers_of(recipes)
+        statements = incremental.to_revisit(spans, tree, fixers)
         if statements is None:
             return None
-        return cls(statements, everywhere, incremental.context_of(tree, statements))
+        return cls(statements, everywhere, incremental.context_of(tree, statements, fixers))
 
 
 class _Fixpoint:
@@ -414,7 +417,8 @@ class _Fixpoint:
             del tree
             if new_tree is not None and _compiles(new_text, self.path):
                 return _PassOutcome(new_text, new_tree, state, edits,
-                                    _Revisit.after(spans, text, new_tree, frozenset(dropped | report_only)))
+                                    _Revisit.after(spans, text, new_tree, frozenset(dropped | report_only),
+                                                   self.options.recipes))
             new_tree = spans = None
             gc.collect()
             new_tree, problem = _validated(new_text, self.path)

@@ -22,11 +22,19 @@ ruled out on its text by the prefilter: it found nothing there then, so
 nothing where nothing changed now. A restricted pass that changes a
 statement it was not to visit is run again on the whole tree.
 
-Code outside every function (module code, a class line, decorators) is
-where a recipe scans the whole module: after any change, every statement
-holding such code is visited again, and then on the whole tree (as slicing
-parses the whole text for such a place). Imports and lone constants are the
-exception: no recipe's pattern matches there.
+Code outside every function (module code, a class line or body,
+decorators) is where a recipe scans the whole module: after any change,
+every statement where an enabled recipe's pattern matches a node of such
+code is visited again, and then on the whole tree (as slicing parses the
+whole text for such a place). Where no pattern matches any node outside
+its functions (imports, lone constants, a class whose own lines are
+``class A(keras.layers.Layer):`` and docstrings around its methods), every
+node a recipe's callbacks are called on there is inside a function (fissix
+calls them only on a node its fixer's pattern matches), as for a def: the
+statement is revisited when it depends on a change, with its closure. A
+function's ``def`` node counts as inside it, as its lines do for slicing.
+Whether a changed statement that is not a def or class revisits everything
+is still decided by its lines.
 
 Otherwise the pass sees the statements it visits in a module holding only
 them and their closure as slicing would keep them (``context_of``), the
@@ -46,13 +54,15 @@ import re
 from dataclasses import dataclass
 from typing import List, Optional, Sequence, Set, Tuple
 
-from fissix import pytree
+from fissix import pygram, pytree
 from fissix.pgen2 import token
 
 from . import slicing, traversal
 from .edits import split_lines
 
 _FACTS = "_tf_migrate_reads"  # attribute of a top-level fissix statement
+_MATCHED = "_tf_migrate_matched"  # fixers -> does one match outside its functions
+_FUNCDEF = pygram.python_symbols.funcdef
 _LONE_CR = re.compile(r"\r(?!\n)")  # a line end to CPython, not to fissix: lines would differ
 
 
@@ -104,18 +114,50 @@ def _in_every_closure(statement: slicing._Statement, index: int, conventional: S
         or "__all__" in statement.names or bool(statement.variables & conventional)
 
 
-def _module_code(statement: slicing._Statement) -> bool:
-    """Code outside every function, where a recipe may match (not an import
-    or a lone constant)."""
+def _outside_lines(statement: slicing._Statement) -> bool:
+    """Lines outside every function, not an import or a lone constant."""
     return slicing.outside_functions(statement) and not slicing.heading(statement.node)
 
 
-def to_revisit(before: Sequence[Tuple[pytree.Base, int]], after: pytree.Node) -> Optional[Set[int]]:
+def _module_code(node: pytree.Base, statement: slicing._Statement, fixers: Sequence) -> bool:
+    """Code outside every function where a pattern of ``fixers`` (the
+    enabled recipes') matches a node. Asked once per statement node and
+    set of fixers."""
+    if not _outside_lines(statement):
+        return False
+    asked = node.__dict__.setdefault(_MATCHED, {})
+    if fixers not in asked:
+        asked[fixers] = _matched_outside_functions(node, fixers)
+    return asked[fixers]
+
+
+def _matched_outside_functions(node: pytree.Base, fixers: Sequence) -> bool:
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current.type == _FUNCDEF:
+            continue
+        if any(fixer.match(current) for fixer in fixers):
+            return True
+        stack.extend(current.children)
+    return False
+
+
+def fixers_of(recipes) -> Tuple:
+    """The compiled fixers of ``recipes`` (traversal.tool's), what
+    ``to_revisit`` matches."""
+    found = traversal.tool(recipes)
+    return tuple(found.pre_order + found.post_order)
+
+
+def to_revisit(before: Sequence[Tuple[pytree.Base, int]], after: pytree.Node,
+               fixers: Sequence) -> Optional[Set[int]]:
     """The ids of the top-level statements of ``after`` (a pass's output
     tree, re-parsed incrementally) that the next pass must visit, or None
     for all. ``before`` are the pass's top-level statements (spans), read
     by ``read_spans``; a statement of ``after`` that is not one of them is
-    new (made or re-parsed) and is read from its own text."""
+    new (made or re-parsed) and is read from its own text. ``fixers``: the
+    enabled recipes' (``fixers_of``)."""
     kept = {id(node) for node, _ in before}
     present = {id(child) for child in after.children}
     gone = _statements(node for node, _ in before if id(node) not in present)
@@ -123,7 +165,7 @@ def to_revisit(before: Sequence[Tuple[pytree.Base, int]], after: pytree.Node) ->
     if len(made) == len(_statements(after.children)):
         return None  # a full parse: nothing is known to be the same
     changed = [_facts(node) for node in gone + made]
-    if any(s is None or s.reads_attributes or _module_code(s) and not isinstance(s.node, slicing._NAMED)
+    if any(s is None or s.reads_attributes or _outside_lines(s) and not isinstance(s.node, slicing._NAMED)
            for s in changed):
         return None
     revisit = {id(child) for child in made}
@@ -156,23 +198,23 @@ def to_revisit(before: Sequence[Tuple[pytree.Base, int]], after: pytree.Node) ->
         revisit.update(id(child) for _, child, _ in depending)
         others = [(index, child, s) for index, child, s in others if id(child) not in revisit]
         new = [s for _, _, s in depending]
-    revisit.update(id(child) for _, child, s in others if _module_code(s))
+    revisit.update(id(child) for _, child, s in others if _module_code(child, s, fixers))
     return revisit
 
 
-def context_of(tree: pytree.Node, revisit: Set[int]) -> Optional[Context]:
+def context_of(tree: pytree.Node, revisit: Set[int], fixers: Sequence) -> Optional[Context]:
     """What a pass visiting the statements in ``revisit`` needs: slicing's
     kept set for them (and the end marker), so the model answers there as
     on the whole tree, and what the others hold; None (the whole tree) when
-    one of them has code outside its functions. Every statement has been
-    read (``to_revisit``)."""
+    a pattern of ``fixers`` matches one of them outside its functions.
+    Every statement has been read (``to_revisit``)."""
     children = tree.children
     statements = []
     for child, line in traversal.spans(tree):
         if child.type != token.ENDMARKER:
             statements.append(slicing.moved(_facts(child), line - 1))
     visited = {i for i, child in enumerate(children) if id(child) in revisit}
-    if any(_module_code(statements[i]) for i in visited):
+    if any(_module_code(children[i], statements[i], fixers) for i in visited):
         return None
     kept = slicing.closure(statements, visited)
     left = [s for i, s in enumerate(statements) if i not in kept]

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import ast
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from contextlib import contextmanager
 from contextvars import ContextVar
 from itertools import accumulate
@@ -143,7 +143,8 @@ class Slice:
                 if MARK in edit.replacement:
                     return True
                 last = edit.end_line if edit.end_column > 1 else edit.end_line - 1
-                if any(edit.line - 1 <= i <= max(last, edit.line) - 1 for i in lines):
+                first = bisect_left(lines, edit.line - 1)  # the first elided line at or after the edit's
+                if first < len(lines) and lines[first] <= max(last, edit.line) - 1:
                     return True
         return False
 

@@ -71,7 +71,7 @@ from fissix.pgen2 import token
 from migrate.recipe import Recipe, SourceFacts, option, propose
 from recipes import _fissix as s
 from recipes._model import Kind, Value, model_of
-from recipes._pyast import method_calls, tapes
+from recipes._pyast import method_calls, statements, tapes
 
 _MODEL_LIKE = re.compile(r"^(model|net|classifier|\w+_model)$")
 _MODEL_CLASSES = {"Model", "Sequential"}
@@ -252,11 +252,23 @@ def _modify(call_node, capture, filename):
         value.append_child(s.parse_expression(f"x[:, {index}]").children[-1].clone())
 
 
+def _a_loss(call: ast.Call) -> bool:
+    """Is the target of ``tape.gradient(...)`` a name spelling ``loss``
+    (``_target_value`` takes no such name; ASCII: ``ast`` normalizes other
+    identifiers, fissix does not)?"""
+    target = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "target"), None)
+    return isinstance(target, ast.Name) and target.id.isascii() and "loss" in target.id.lower()
+
+
 def _may_differentiate_a_watched_input(facts: SourceFacts) -> List[ast.AST]:
     """Precheck: a ``with ...GradientTape() as tape:`` body calls
     ``tape.watch`` and the file calls ``tape.gradient`` with two arguments
-    or more: those tapes and calls. The calls are indexed by receiver once
-    (a scan of the file's calls per tape made a file of many tapes quadratic)."""
+    or more, its target not a loss (``_a_loss``): those calls, and those
+    tapes outside every function. A tape in a function is read only by a
+    call its name reaches (``binder``): in the same top-level statement, or
+    bound by ``global`` (slicing's closure keeps it). The calls are indexed
+    by receiver once (a scan of the file's calls per tape made a file of
+    many tapes quadratic)."""
     watching = [(stmt, tape) for stmt, tape in tapes(facts) if any(method_calls(stmt, tape, "watch"))]
     if not watching:
         return []  # the tapes first: they need only the statements
@@ -264,12 +276,16 @@ def _may_differentiate_a_watched_input(facts: SourceFacts) -> List[ast.AST]:
     for call in facts.nodes(ast.Call):
         func = call.func
         if isinstance(func, ast.Attribute) and func.attr == "gradient" \
-                and isinstance(func.value, ast.Name) and len(call.args) + len(call.keywords) >= 2:
+                and isinstance(func.value, ast.Name) and len(call.args) + len(call.keywords) >= 2 \
+                and not _a_loss(call):
             gradient_calls.setdefault(func.value.id, []).append(call)
+    at_module_level = {id(found.node) for found in statements(facts, ast.With, ast.AsyncWith)
+                       if found.outermost is None}
     found, listed = [], set()
     for stmt, tape in watching:
         if tape in gradient_calls:
-            found.append(stmt)
+            if id(stmt) in at_module_level:
+                found.append(stmt)
             if tape not in listed:
                 listed.add(tape)
                 found.extend(gradient_calls[tape])

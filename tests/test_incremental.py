@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from fissix.fixer_util import find_root
 
 from migrate import engine, incremental, slicing, traversal
@@ -31,7 +33,9 @@ def _helper_calls_new_api(node) -> bool:
 
 def _seen(node, capture, filename) -> bool:
     top = traversal.top_statement(node)
-    VISITS.append(top.children[1].value if top.type == traversal.pygram.python_symbols.funcdef else "<module>")
+    symbols = traversal.pygram.python_symbols
+    top = top.children[-1] if top.type == symbols.decorated else top
+    VISITS.append(top.children[1].value if top.type in (symbols.funcdef, symbols.classdef) else "<module>")
     return True
 
 
@@ -62,10 +66,21 @@ def unrelated():
 """
 
 
+CONTEXTS: list = []  # each pass's module (top-level statements), None: the whole tree
+
+
 def _passes(monkeypatch):
     VISITS.clear()
+    CONTEXTS.clear()
     run = traversal.run
-    monkeypatch.setattr(engine.traversal, "run", lambda *args: VISITS.append(("pass",)) or run(*args))
+
+    def counted(*args):
+        VISITS.append(("pass",))
+        context = args[6] if len(args) > 6 else None
+        CONTEXTS.append(None if context is None else len(context.children))
+        return run(*args)
+
+    monkeypatch.setattr(engine.traversal, "run", counted)
 
 
 def _by_pass() -> list:
@@ -127,14 +142,60 @@ def test_a_restricted_pass_sees_the_closure_and_hands_the_rest_to_unseen():
     assert first[1] == {"helper", "use", "unrelated"} and not first[2]
 
 
-def test_code_outside_every_function_is_revisited_after_any_change(monkeypatch):
-    """A recipe matching at a class body's own code scans the module, which
+@pytest.mark.parametrize("holder", [
+    "class Holder:\n    value = other()\n",  # in its body
+    "class Holder(other()):\n    def run(self):\n        return 1\n",  # on its class line
+])
+def test_code_outside_every_function_is_revisited_after_any_change(monkeypatch, holder):
+    """A recipe matching at a class's own code scans the module, which
     changed: that statement is visited again though it names nothing the
-    change touched."""
+    change touched, and that pass sees the whole tree."""
     _passes(monkeypatch)
-    source = SOURCE + "\n\nclass Holder:\n    value = other()\n"
+    source = SOURCE + "\n\n" + holder
     transform(source, "m.py", Options((RENAME, CALLER)))
-    assert _by_pass() == [{"use", "unrelated", "<module>"}, {"helper", "use", "<module>"}]
+    assert _by_pass() == [{"use", "unrelated", "Holder"}, {"helper", "use", "Holder"}]
+    assert CONTEXTS == [None, None]
+
+
+INERT_CLASS = """
+
+@register
+class Holder(base.Layer, metaclass=base.Meta):
+    \"\"\"No pattern matches its own lines.\"\"\"
+
+    def run(self):
+        return other()
+"""
+
+
+def test_a_class_with_no_match_outside_its_methods_is_skipped_when_the_change_misses_it(monkeypatch):
+    """Its class line, decorator and docstring hold no call: every node a
+    recipe visits there is inside a method, which names nothing the change
+    touched, so the second pass skips it, in a module of what it visits."""
+    _passes(monkeypatch)
+    source = SOURCE + INERT_CLASS
+    result = transform(source, "m.py", Options((RENAME, CALLER)))
+    assert _by_pass() == [{"use", "unrelated", "Holder"}, {"helper", "use"}]
+    assert CONTEXTS[0] is None and CONTEXTS[1] is not None
+    monkeypatch.setattr(incremental, "to_revisit", lambda *a: None)
+    full = transform(source, "m.py", Options((RENAME, CALLER)))
+    assert (result.output, result.diagnostics) == (full.output, full.diagnostics)
+
+
+def test_a_change_inside_a_class_method_is_seen_by_the_next_pass(monkeypatch):
+    """The first pass renames in Holder.run and leaves its helper() call to
+    the next pass, which visits Holder (with helper, its closure, not the
+    whole tree) and finds that helper() now calls new_api()."""
+    _passes(monkeypatch)
+    source = SOURCE + INERT_CLASS.replace("return other()", "old_api()\n        found = helper()")
+    result = transform(source, "m.py", Options((RENAME, CALLER)))
+    found = [(d.recipe, d.line) for d in result.diagnostics]
+    assert found == [("toy-rename", 5), ("toy-rename", 21), ("toy-caller", 9), ("toy-caller", 22)]
+    assert _by_pass() == [{"use", "unrelated"}, {"helper", "use", "Holder"}]
+    assert CONTEXTS[1] is not None
+    monkeypatch.setattr(incremental, "to_revisit", lambda *a: None)
+    full = transform(source, "m.py", Options((RENAME, CALLER)))
+    assert (result.output, result.diagnostics) == (full.output, full.diagnostics)
 
 
 def test_a_change_in_module_code_revisits_everything(monkeypatch):

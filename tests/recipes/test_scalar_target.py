@@ -278,9 +278,10 @@ def test_scalar_target_knows_a_model_like_name_bound_to_a_function_is_no_model()
 
 
 def test_precheck_names_each_place_once_however_many_tapes_share_a_name():
-    """Fifty tapes all called `tape`: the precheck points at each tape and
-    each two-argument `tape.gradient` call once (it used to list every
-    file's calls again for each tape: 50 + 50 * 50 places)."""
+    """Fifty tapes all called `tape`: the precheck points at each
+    two-argument `tape.gradient` call once (it used to list every file's
+    calls again for each tape: 50 + 50 * 50 places); a tape in a function
+    is no place of its own (the calls its name reaches are)."""
     import ast
 
     from migrate.recipe import SourceFacts
@@ -290,5 +291,25 @@ def test_precheck_names_each_place_once_however_many_tapes_share_a_name():
              "        y = model(x)\n    return tape.gradient(y, x)\n\n")
     facts = SourceFacts("import tensorflow as tf\n\n" + "".join(block.format(n=n) for n in range(50)))
     places = RECIPE.precheck(facts)
-    assert len(places) == len({id(p) for p in places}) == 100
-    assert sum(isinstance(p, ast.With) for p in places) == 50
+    assert len(places) == len({id(p) for p in places}) == 50
+    assert all(isinstance(p, ast.Call) for p in places)
+
+
+def test_precheck_leaves_out_gradients_of_a_loss_and_keeps_a_module_level_tape():
+    """`tape.gradient(loss, x)` is never a finding (_target_value takes no
+    name spelling loss): a function whose only call is that is no place. A
+    tape outside every function is a place: the functions may read it."""
+    import ast
+
+    from migrate.recipe import SourceFacts
+    from recipes.scalar_target import RECIPE
+
+    scalar = ("def f(model, x):\n    with tf.GradientTape() as tape:\n        tape.watch(x)\n"
+              "        loss = tf.reduce_sum(model(x))\n    return tape.gradient(loss, x)\n")
+    assert RECIPE.precheck(SourceFacts("import tensorflow as tf\n\n" + scalar)) == []
+    keyword = scalar.replace("tape.gradient(loss, x)", "tape.gradient(target=total_loss, sources=x)")
+    assert RECIPE.precheck(SourceFacts("import tensorflow as tf\n\n" + keyword)) == []
+    module = ("import tensorflow as tf\nx = tf.ones((1, 3))\nwith tf.GradientTape() as tape:\n"
+              "    tape.watch(x)\n    y = model(x)\n\n\ndef g():\n    return tape.gradient(y, x)\n")
+    places = RECIPE.precheck(SourceFacts(module))
+    assert [type(p) for p in places] == [ast.With, ast.Call]
