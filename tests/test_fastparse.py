@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import hypothesmith
 import pytest
+from hypothesis import HealthCheck, given, settings
 from fissix import pytree
 from fissix.pgen2 import driver
 
@@ -73,3 +75,18 @@ def test_what_fissix_cannot_parse_raises_fissixs_error(text):
     with pytest.raises(type(expected.value)) as got:
         fastparse.parse_string(text, GRAMMAR)
     assert str(got.value) == str(expected.value)
+
+
+@settings(max_examples=100, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large])
+@given(hypothesmith.from_grammar() | hypothesmith.from_node())
+def test_generated_programs_parse_as_fissix_parses_them(text):
+    """Any text, valid Python or not to fissix: the same tree, or the same error."""
+    try:
+        expected = fissix_parse(text)
+    except Exception as err:
+        with pytest.raises(type(err)) as got:
+            fastparse.parse_string(text, GRAMMAR)
+        assert str(got.value) == str(err)
+        return
+    assert described(fastparse.parse_string(text, GRAMMAR)) == described(expected)
