@@ -33,6 +33,25 @@ def standalone(word: str, after_dot: bool = False) -> str:
     return f"{word}(?<!{before}{word})"
 
 
+def spelled_alone(text: str, word: str) -> bool:
+    """Does ``text`` hold ``word`` (a literal) with no word character or dot
+    before it and no word character after it? What ``standalone(word)``
+    followed by ``(?!\w)`` finds, without compiling a pattern per word."""
+    at = text.find(word)
+    while at >= 0:
+        end = at + len(word)
+        before, after = text[at - 1:at], text[end:end + 1]
+        if before != "." and not _word_character(before) and not _word_character(after):
+            return True
+        at = text.find(word, at + 1)
+    return False
+
+
+def _word_character(character: str) -> bool:
+    """What ``\w`` matches (none for the empty string)."""
+    return character.isalnum() or character == "_"
+
+
 # an import statement is one logical line holding the word `import`; the
 # module's name is on that line once backslash continuations are joined
 # (a parenthesized `from m import (...)` only wraps the imported names)

@@ -129,8 +129,8 @@ from recipes._model.imports import CONVENTIONAL
 from migrate.prefilter import GAP
 from recipes._pyast import (
     Declarations, code_lines, code_text, declarations, dotted, first_line, keras_classes,
-    line_of, may_import, may_name_keras_classes, names, spelled_as_in_ast, standalone, statements, statements_at,
-    tapes,
+    line_of, may_import, may_name_keras_classes, names, spelled_alone, spelled_as_in_ast, standalone, statements,
+    statements_at, tapes,
 )
 from recipes._fissix import (
     add_import, bindings, call_parts, contains, dotted_name, enclosing,
@@ -1227,6 +1227,9 @@ _KERAS_METHOD = re.compile(rf"{standalone('def', after_dot=True)}{GAP}+(?:call|t
 _TENSOR_MODULES = ("tensorflow", "keras", "tf_keras")
 _WORD = re.compile(r"\w+")
 _FUNCTION_CALL = re.compile(rf"function{GAP}*\(")
+# what makes a tensor besides a TensorFlow or Keras name: a `self.<layer>(...)` call, a model's weights
+_SELF_CALL_OR_WEIGHTS = re.compile(rf"{standalone('self')}{GAP}*\.{GAP}*\w+{GAP}*\(|\.{GAP}*(?:"
+                                   + "|".join(_MODEL_WEIGHTS) + r")(?!\w)")
 
 
 def _may_fill_a_numpy_buffer(facts: SourceFacts) -> List[ast.AST]:
@@ -1251,10 +1254,7 @@ def _may_fill_a_numpy_buffer(facts: SourceFacts) -> List[ast.AST]:
     tensor_names = {"tf", "keras", "layers"}.union(
         *(aliases for module, aliases in table.aliases.items() if module.split(".")[0] in _TENSOR_MODULES),
         *(names for module, names in table.names.items() if module.split(".")[0] in _TENSOR_MODULES))
-    makes_tensors = re.compile(rf"{standalone('self')}{GAP}*\.{GAP}*\w+{GAP}*\(|\.{GAP}*(?:"
-                               + "|".join(_MODEL_WEIGHTS) + r")(?!\w)|"
-                               + "|".join(rf"{standalone(re.escape(name))}(?!\w)" for name in sorted(tensor_names)))
-    if not makes_tensors.search(text):
+    if not (_SELF_CALL_OR_WEIGHTS.search(text) or any(spelled_alone(text, name) for name in sorted(tensor_names))):
         return []
     calls = _numpy_calls(facts, table)
     if not calls:

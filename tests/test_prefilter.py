@@ -583,6 +583,18 @@ def test_standalone_matches_where_a_lookbehind_first_pattern_does(text):
         assert [m.span() for m in written_after.finditer(text)] == [m.span() for m in written_before.finditer(text)]
 
 
+
+@given(text=st.text(alphabet=" a.tf_(\né", max_size=30))
+def test_spelled_alone_finds_what_the_standalone_pattern_finds(text):
+    import re
+
+    from recipes._pyast import spelled_alone, standalone
+
+    for word in ("tf", "a.tf", "a_"):
+        pattern = re.compile(standalone(re.escape(word)) + r"(?!\w)")
+        assert spelled_alone(text, word) is (pattern.search(text) is not None)
+
+
 # -- the prechecks are asked before CPython's verdict, so that the stdlib
 # ast is built only for the files a precheck reads it of (migrate/engine.py)
 
