@@ -211,8 +211,9 @@ def _modify(node, capture, filename):
 
 
 # a name ending in a digit (not an attribute), and whether `=` follows it (the
-# name taken whole, then its last character checked: no backtracking)
-_NUMBERED_WORD = re.compile(rf"(?<![\w.])([A-Za-z_]\w*+)(?<=\d)({GAP}*=(?!=))?")
+# name taken whole, then its last character checked; no possessive `\w*+`,
+# which Python < 3.11 cannot compile)
+_NUMBERED_WORD = re.compile(rf"(?<![\w.])([A-Za-z_]\w*)(?<=\d)(?!\w)({GAP}*=(?!=))?")
 
 
 def _may_mix_suffixes(facts: SourceFacts) -> List[ast.AST]:
