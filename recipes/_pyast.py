@@ -34,7 +34,7 @@ def standalone(word: str, after_dot: bool = False) -> str:
 
 
 def spelled_alone(text: str, word: str) -> bool:
-    """Does ``text`` hold ``word`` (a literal) with no word character or dot
+    r"""Does ``text`` hold ``word`` (a literal) with no word character or dot
     before it and no word character after it? What ``standalone(word)``
     followed by ``(?!\w)`` finds, without compiling a pattern per word."""
     at = text.find(word)
@@ -48,7 +48,7 @@ def spelled_alone(text: str, word: str) -> bool:
 
 
 def _word_character(character: str) -> bool:
-    """What ``\w`` matches (none for the empty string)."""
+    r"""What ``\w`` matches (none for the empty string)."""
     return character.isalnum() or character == "_"
 
 
