@@ -28,6 +28,7 @@ import ast
 import contextvars
 import re
 import warnings
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Literal, Optional, Sequence, Tuple, Union
 
@@ -118,9 +119,24 @@ class SourceFacts:
         return [node for kind in types for node in index.get(kind, ())]
 
     def _index(self) -> Dict[type, List[ast.AST]]:
+        """``ast.walk``'s nodes in its order (breadth first, children as
+        ``ast.iter_child_nodes`` gives them) without its generators per
+        node, which cost more than the rest of the walk."""
         index: Dict[type, List[ast.AST]] = {}
-        for node in ast.walk(self.tree):
-            index.setdefault(type(node), []).append(node)
+        todo = deque([self.tree])
+        while todo:
+            node = todo.popleft()
+            kind = type(node)
+            found = index.get(kind)
+            if found is None:
+                found = index[kind] = []
+            found.append(node)
+            for name in kind._fields:
+                value = getattr(node, name, None)
+                if isinstance(value, list):
+                    todo.extend([item for item in value if isinstance(item, ast.AST)])
+                elif isinstance(value, ast.AST):
+                    todo.append(value)
         return index
 
     def derived(self, name: str, build: Callable[["SourceFacts"], object]):

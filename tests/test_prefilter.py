@@ -653,3 +653,24 @@ def test_a_verdict_from_the_ast_names_the_compilers_error():
     reading = _precheck_recipe(lambda facts: [node for node in ast.walk(facts.tree) if isinstance(node, ast.Call)])
     result = transform(source, "r.py", Options((reading,)))
     assert (result.status.value, result.reason) == ("skipped", "syntax error at line 2: 'return' outside function")
+
+
+def test_the_shared_node_index_holds_ast_walks_nodes_in_its_order():
+    """SourceFacts walks the tree itself (faster); every precheck still sees
+    ``ast.walk``'s nodes, in its order, on every fixture and corpus file."""
+    import ast
+    from pathlib import Path
+
+    from migrate.recipe import SourceFacts
+
+    root = Path(__file__).resolve().parent.parent
+    sources = sorted((root / "fixtures").rglob("*.py")) + sorted((root / "tests" / "corpus").rglob("*.py"))
+    assert len(sources) > 100
+    for path in sources:
+        facts = SourceFacts(path.read_text(encoding="utf-8"))
+        expected = {}
+        for node in ast.walk(facts.tree):
+            expected.setdefault(type(node), []).append(node)
+        assert list(facts._index()) == list(expected), path
+        for kind, nodes in expected.items():
+            assert [id(n) for n in facts.nodes(kind)] == [id(n) for n in nodes], (path, kind)
