@@ -12,16 +12,12 @@ atomic renames done here, no file is ever half written.
 
 from __future__ import annotations
 
-import multiprocessing
-import multiprocessing.queues
 import os
 import signal
 from collections import Counter, deque
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Deque, Dict, Iterable, Iterator, List, Optional
+from typing import TYPE_CHECKING, Callable, Deque, Dict, Iterable, Iterator, List, Optional
 
 from . import files
 from .cache import Cache
@@ -29,6 +25,10 @@ from .options import Options
 from .result import Diagnostic, SourceResult, Status, cell_label
 from .textdiff import line_map
 from .shard import Shard
+
+if TYPE_CHECKING:  # the pool's modules load when it starts: a warm run never needs them
+    import multiprocessing.queues
+    from concurrent.futures import Future, ProcessPoolExecutor
 
 WINDOW_PER_JOB = 64  # files in flight per worker: workers stay busy, memory stays bounded
 TASK_FILES = 8  # files per task at most (fewer when there are few files to share out)
@@ -212,7 +212,7 @@ class _Workers:
 
     def __init__(self, options: Options, jobs: int) -> None:
         self.options = options
-        self.jobs = jobs if "fork" in multiprocessing.get_all_start_methods() else 1
+        self.jobs = jobs if hasattr(os, "fork") else 1
         self.pool: Optional[ProcessPoolExecutor] = None
         self.pids: Optional[multiprocessing.queues.SimpleQueue] = None  # each worker says its pid
 
@@ -228,6 +228,9 @@ class _Workers:
         return _Task() if task.sent else task
 
     def submit(self, paths: List[Path]) -> Optional[Future]:
+        import multiprocessing
+        from concurrent.futures.process import BrokenProcessPool
+
         for _ in range(2):
             if self.pool is None:
                 from . import engine, notebook  # noqa: F401  loaded once, before the workers fork
@@ -244,6 +247,8 @@ class _Workers:
     def alone(self, path: Path) -> Outcome:
         """Retry a file whose worker died, in a worker of its own: a second
         death names this file as the culprit instead of its neighbours."""
+        from concurrent.futures.process import BrokenProcessPool
+
         pool = _fork_pool(1, self.options, None)
         try:
             return pool.submit(_work, [path]).result()[0]
@@ -273,6 +278,9 @@ class _Workers:
 
 
 def _fork_pool(jobs: int, options: Options, pids) -> ProcessPoolExecutor:
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
     return ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"),
                                initializer=_init_worker, initargs=(options, pids))
 
@@ -327,6 +335,8 @@ def _computed(pending: _Pending, options: Options, workers: _Workers) -> Outcome
     task = pending.task
     if task is None or task.future is None:
         return process(pending.path, options)
+    from concurrent.futures.process import BrokenProcessPool  # loaded with the pool
+
     try:
         return task.future.result()[pending.index]
     except BrokenProcessPool:

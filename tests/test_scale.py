@@ -244,10 +244,10 @@ def test_a_cached_change_is_still_written(tmp_path, monkeypatch):
 def test_a_check_served_by_the_cache_never_loads_the_parser(tmp_path):
     """A warm run costs imports and hashes only: the engine (fissix's
     parser, the fix loop) is loaded on the first cache miss, not before; nor
-    are pydantic (Typer 0.29 builds adapters with it) or importlib.metadata,
-    ~0.1 s of every editor request between them."""
+    are pydantic (Typer 0.29 builds adapters with it), importlib.metadata or
+    the process pool's modules, ~0.1 s of every editor request between them."""
     make_tree(tmp_path / "tree", 3, body="import numpy as np\nx = np.zeros({i})\n")
-    heavy = ["migrate.engine", "pydantic", "importlib.metadata"]
+    heavy = ["migrate.engine", "pydantic", "importlib.metadata", "multiprocessing"]
     probe = ("import atexit, sys\n"
              f"atexit.register(lambda: print('loaded:', [m for m in {heavy!r} if m in sys.modules], "
              "file=sys.stderr))\n"
