@@ -169,8 +169,10 @@ def test_module_code_that_imports_or_may_stop_the_walk_stays():
     assert _elided(text) == {"UNUSED = 1"}
 
 
-def test_a_caller_by_name_stays_and_a_method_of_the_same_name_may_go():
-    text = _case('''
+def _caller_and_wrapper(method: str) -> str:
+    """``use``, a caller of it by name, and a class whose ``method`` calls
+    ``self.inner.use``."""
+    return _case(f'''
         def use(buf, model):
             return buf
 
@@ -180,10 +182,13 @@ def test_a_caller_by_name_stays_and_a_method_of_the_same_name_may_go():
 
 
         class Wrapper:
-            def use(self, buf, model):
+            def {method}(self, buf, model):
                 return self.inner.use(buf, model)
         ''')
-    assert _elided(text) == {"Wrapper"}
+
+
+def test_a_caller_by_name_stays_and_a_method_of_the_same_name_may_go():
+    assert _elided(_caller_and_wrapper("use")) == {"Wrapper"}
 
 
 def test_call_sites_count_the_names_of_elided_statements():
@@ -194,19 +199,7 @@ def test_call_sites_count_the_names_of_elided_statements():
     from recipes._model import model_of
     from recipes._fissix import nodes_of_type, syms
 
-    text = _case('''
-        def use(buf, model):
-            return buf
-
-
-        def caller(model):
-            return use(1, model)
-
-
-        class Wrapper:
-            def run(self, buf, model):
-                return self.inner.use(buf, model)
-        ''')
+    text = _caller_and_wrapper("run")
     tree = ast.parse(text)
     part = slicing.cut(text, tree, [n for n in ast.walk(tree) if getattr(n, "lineno", 0) == TAIL_LINE])
     assert "Wrapper" in {n.name for n in tree.body if hasattr(n, "name") and n.lineno - 1 in part.elided}
