@@ -11,6 +11,13 @@ or fresh). FAILED results are not cached (a crash may be transient, e.g.
 memory). Entries are JSON (never pickle: a cache directory must not be a way
 to run code), written atomically but not fsynced; an unreadable or corrupt
 entry (e.g. one emptied by a power cut) is a miss.
+
+Most files of a tree are clean (unchanged, no finding) and their results
+are all alike, so their keys go to one list per run key instead of a file
+each: one line per key, added by one small O_APPEND write (concurrent runs
+do not interleave it). Creating 586 entry files cost a cold run of tf_keras
+~0.3 s of system time, and a warm run now reads one list instead of 586
+files. A line cut short by a crash is not a key: it matches nothing.
 """
 
 from __future__ import annotations
@@ -22,14 +29,14 @@ import os
 import sys
 from dataclasses import asdict
 from pathlib import Path
-from typing import Iterable, Optional
+from typing import Iterable, Optional, Set
 
 from . import __version__
 from .options import Options
 from .files import atomic_write
 from .result import Diagnostic, Edit, SourceResult, Status
 
-FORMAT = 1
+FORMAT = 2
 CACHED = (Status.UNCHANGED, Status.CHANGED, Status.SKIPPED)
 
 
@@ -45,6 +52,9 @@ class Cache:
     def __init__(self, directory: Path, options: Options) -> None:
         self.directory = Path(directory) / f"v{FORMAT}"
         self.run_key = _run_key(options)
+        run = hashlib.sha256(self.run_key.encode()).hexdigest()[:16]
+        self.clean_list = self.directory / f"clean-{run}.keys"
+        self._clean: Optional[Set[str]] = None  # read on first use
         self.hits = 0
         self.misses = 0
 
@@ -59,8 +69,12 @@ class Cache:
 
     def get(self, path: Path, raw: bytes, source: str) -> Optional[SourceResult]:
         """The stored result for this exact input, or None (missing or corrupt)."""
+        key = self.key(path, raw)
+        if key in self._clean_keys():
+            self.hits += 1
+            return SourceResult(str(path), Status.UNCHANGED, source, source)
         try:
-            data = json.loads(self._entry(self.key(path, raw)).read_text(encoding="utf-8"))
+            data = json.loads(self._entry(key).read_text(encoding="utf-8"))
             result = _result_from(data, str(path), source)
         except (OSError, ValueError, KeyError, TypeError):
             self.misses += 1
@@ -72,7 +86,11 @@ class Cache:
         """Store ``result`` atomically; silently does nothing when it cannot."""
         if result.status not in CACHED:
             return
-        entry = self._entry(self.key(path, raw))
+        key = self.key(path, raw)
+        if _clean(result):
+            self._add_clean(key)
+            return
+        entry = self._entry(key)
         data = json.dumps(_result_to(result), separators=(",", ":")).encode("utf-8")
         try:
             entry.parent.mkdir(parents=True, exist_ok=True)
@@ -81,6 +99,32 @@ class Cache:
             atomic_write(entry, data, durable=False)
         except OSError:
             pass
+
+    def _clean_keys(self) -> Set[str]:
+        if self._clean is None:
+            try:
+                # a line cut short by a crash (or two such merged) is no key: it never matches
+                self._clean = set(self.clean_list.read_text(encoding="ascii", errors="replace").split("\n"))
+            except OSError:
+                self._clean = set()
+        return self._clean
+
+    def _add_clean(self, key: str) -> None:
+        try:
+            self.clean_list.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.clean_list, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            try:
+                os.write(fd, f"{key}\n".encode("ascii"))
+            finally:
+                os.close(fd)
+        except OSError:
+            pass
+
+
+def _clean(result: SourceResult) -> bool:
+    """Unchanged with nothing to say: every such result is alike."""
+    return (result.status is Status.UNCHANGED and result.output == result.source
+            and not result.diagnostics and not result.reason and not result.errors)
 
 
 def _result_to(result: SourceResult) -> dict:

@@ -327,6 +327,38 @@ def test_corrupt_entries_are_misses(tmp_path):
     assert again.misses == 6
 
 
+def test_clean_results_share_one_key_list(tmp_path):
+    """A file with nothing to say costs a line of one list, not a file of
+    its own; a file with a finding keeps its JSON entry; both are hits."""
+    clean = make_tree(tmp_path / "tree" / "clean", 5, "x = fine({i})\n")
+    flagged = make_tree(tmp_path / "tree" / "flagged", 2)
+    paths = clean + flagged
+    options = Options((RENAME,), isolated=True)
+    cold = [summary(o) for o in batch.run(paths, options, jobs=2, cache=Cache(tmp_path / "c", options))]
+    assert len(list((tmp_path / "c").rglob("*.json"))) == 2
+    [keys] = (tmp_path / "c").rglob("clean-*.keys")
+    assert len(keys.read_text().splitlines()) == 5
+    warm_cache = Cache(tmp_path / "c", options)
+    assert [summary(o) for o in batch.run(paths, options, cache=warm_cache)] == cold
+    assert (warm_cache.hits, warm_cache.misses) == (7, 0)
+    other = Options((RENAME, RISKY), isolated=True)  # another run key: another list, all misses
+    assert Cache(tmp_path / "c", other).get(clean[0], clean[0].read_bytes(), "") is None
+
+
+def test_a_torn_key_list_line_is_a_miss(tmp_path):
+    """A crash can cut the last line of the list short and the next run
+    appends after it: neither the cut key nor the merged line is a hit."""
+    paths = make_tree(tmp_path / "tree", 3, "x = fine({i})\n")
+    options = Options((RENAME,), isolated=True)
+    first = [summary(o) for o in batch.run(paths, options, cache=Cache(tmp_path / "c", options))]
+    [keys] = (tmp_path / "c").rglob("clean-*.keys")
+    lines = keys.read_text().splitlines()
+    keys.write_text(lines[0] + "\n" + lines[1][:40] + lines[2] + "\n" + "zz" * 32 + "\n")
+    again = Cache(tmp_path / "c", options)
+    assert [summary(o) for o in batch.run(paths, options, cache=again)] == first
+    assert (again.hits, again.misses) == (1, 2)
+
+
 def test_failures_are_not_cached(tmp_path):
     from toy_recipes import CRASH
 
@@ -336,7 +368,7 @@ def test_failures_are_not_cached(tmp_path):
     store = Cache(tmp_path / "c", options)
     [outcome] = batch.run([path], options, cache=store)
     assert outcome.status is Status.FAILED
-    assert not list((tmp_path / "c").rglob("*.json"))
+    assert not [p for p in (tmp_path / "c").rglob("*") if p.is_file()]
 
 
 def test_unwritable_cache_dir_is_ignored(tmp_path):
