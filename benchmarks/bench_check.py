@@ -3,7 +3,8 @@ on the installed tf_keras sources (586 files) and on a copy of them in which
 every file is a candidate for every recipe (so every file is parsed).
 
 Measured, each in its own child process (wall time, peak RSS of the child
-and its workers via getrusage(RUSAGE_CHILDREN) in a wrapper process):
+and its workers via getrusage(RUSAGE_CHILDREN) in a wrapper process), the
+best of --repeat rounds in which every command runs once:
 - `tf-migrate check` cold (empty cache) and warm (same cache again);
 - `tf-migrate check --no-cache` with --jobs 1 and --jobs 2;
 - a plain Bowler query with the same recipes' queries (Query API, callables,
@@ -33,7 +34,7 @@ import tempfile
 import textwrap
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Callable, Dict, List, Optional
 
 WRAPPER = textwrap.dedent("""
     import json, resource, subprocess, sys, time
@@ -118,22 +119,40 @@ def candidate_copy(source: Path, target: Path) -> int:
     return count
 
 
-def measure(name: str, corpus: str, argv: List[str], repeat: int, env: Dict[str, str],
-            before=None) -> Timing:
-    """The best of ``repeat`` runs (``before`` resets state before each)."""
+@dataclass
+class Measurement:
+    """One command to time: ``before`` resets state before each run."""
+
+    name: str
+    corpus: str
+    argv: List[str]
+    before: Optional[Callable[[], None]] = None
+    once: bool = False  # in the first round only (a slow peer, timed for the record)
     best: Optional[Timing] = None
-    for _ in range(repeat):
-        if before:
-            before()
-        done = subprocess.run([sys.executable, "-c", WRAPPER, *argv], capture_output=True,
+
+    def run(self, env: Dict[str, str]) -> None:
+        if self.before:
+            self.before()
+        done = subprocess.run([sys.executable, "-c", WRAPPER, *self.argv], capture_output=True,
                               text=True, env=env)
-        data = json.loads(done.stdout)
-        timing = Timing(name, corpus, **data)
-        if best is None or timing.seconds < best.seconds:
-            best = timing
-    print(f"  {corpus:10s} {name:28s} {best.seconds:8.2f} s {best.peak_mb:7.0f} MB  rc={best.rc}",
-          flush=True)
-    return best
+        timing = Timing(self.name, self.corpus, **json.loads(done.stdout))
+        if self.best is None or timing.seconds < self.best.seconds:
+            self.best = timing
+
+
+def measure_all(measurements: List[Measurement], repeat: int, env: Dict[str, str]) -> List[Timing]:
+    """The best of ``repeat`` runs of each, taken in rounds (every command
+    once per round, in order): this host's speed drifts by a third over
+    minutes, and a ratio of two bests taken minutes apart measured the drift."""
+    for round_ in range(repeat):
+        for measurement in measurements:
+            if round_ == 0 or not measurement.once:
+                measurement.run(env)
+        print(f"  round {round_ + 1}/{repeat} done", flush=True)
+    for m in measurements:
+        print(f"  {m.corpus:10s} {m.name:28s} {m.best.seconds:8.2f} s {m.best.peak_mb:7.0f} MB  "
+              f"rc={m.best.rc}", flush=True)
+    return [m.best for m in measurements]
 
 
 def run_all(repeat: int, skip_upgrade: bool, work: Path, tfmo: Optional[Path] = None) -> List[Timing]:
@@ -146,15 +165,15 @@ def run_all(repeat: int, skip_upgrade: bool, work: Path, tfmo: Optional[Path] = 
     print(f"corpora: tf_keras {corpora['tf_keras']} ({files} files), candidate copy in {work}")
     plain = work / "plain_bowler.py"
     plain.write_text(PLAIN_BOWLER)
-    timings = []
+    measurements = []
     if tfmo is not None:
         count = sum(1 for _ in tfmo.rglob("*.py"))
         print(f"corpus: tf-models-official {tfmo} ({count} files)")
         cache = work / "cache-tfmo"
-        timings.append(measure("check cold", "tfmo", cli + ["check", "--cache-dir", str(cache), str(tfmo)],
-                               repeat, env, before=lambda: shutil.rmtree(cache, ignore_errors=True)))
-        timings.append(measure("plain Bowler (1 process)", "tfmo", [sys.executable, str(plain), str(tfmo)],
-                               repeat, env))
+        measurements += [
+            Measurement("check cold", "tfmo", cli + ["check", "--cache-dir", str(cache), str(tfmo)],
+                        before=lambda: shutil.rmtree(cache, ignore_errors=True)),
+            Measurement("plain Bowler (1 process)", "tfmo", [sys.executable, str(plain), str(tfmo)])]
     for label, root in corpora.items():
         cache = work / f"cache-{label}"
 
@@ -162,27 +181,24 @@ def run_all(repeat: int, skip_upgrade: bool, work: Path, tfmo: Optional[Path] = 
             shutil.rmtree(cache, ignore_errors=True)
 
         check = cli + ["check", "--cache-dir", str(cache), str(root)]
-        timings.append(measure("check cold", label, check, repeat, env, before=clear))
-        timings.append(measure("check warm", label, check, repeat, env))
-        for jobs in (1, 2):
-            timings.append(measure(f"check --no-cache --jobs {jobs}", label,
-                                   cli + ["check", "--no-cache", "--jobs", str(jobs), str(root)],
-                                   repeat, env))
-        timings.append(measure("plain Bowler (1 process)", label,
-                               [sys.executable, str(plain), str(root)], repeat, env))
+        measurements += [Measurement("check cold", label, check, before=clear),
+                         Measurement("check warm", label, check)]  # the cold run just filled the cache
+        measurements += [Measurement(f"check --no-cache --jobs {jobs}", label,
+                                     cli + ["check", "--no-cache", "--jobs", str(jobs), str(root)])
+                         for jobs in (1, 2)]
+        measurements.append(Measurement("plain Bowler (1 process)", label,
+                                        [sys.executable, str(plain), str(root)]))
     if not skip_upgrade and shutil.which("tf_upgrade_v2"):
         out = work / "upgraded"
-
-        def clear_out():
-            shutil.rmtree(out, ignore_errors=True)
-
-        upgrade = measure("tf_upgrade_v2 --intree", "tf_keras",
-                          ["tf_upgrade_v2", "--intree", str(corpora["tf_keras"]), "--outtree",
-                           str(out), "--reportfile", str(work / "report.txt")], 1, env,
-                          before=clear_out)
+        measurements.append(Measurement(
+            "tf_upgrade_v2 --intree", "tf_keras",
+            ["tf_upgrade_v2", "--intree", str(corpora["tf_keras"]), "--outtree", str(out),
+             "--reportfile", str(work / "report.txt")],
+            before=lambda: shutil.rmtree(out, ignore_errors=True), once=True))
+    timings = measure_all(measurements, repeat, env)
+    for upgrade in (t for t in timings if t.name.startswith("tf_upgrade_v2")):
         written = sum(1 for _ in out.rglob("*.py")) if out.exists() else 0
         upgrade.name += f": {'crashed' if upgrade.rc else 'completed'}, {written}/{files} files written"
-        timings.append(upgrade)
     return timings
 
 
@@ -208,7 +224,8 @@ def ratios(timings: List[Timing]) -> Dict[str, float]:
 
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=1, help="best of N runs per measurement")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="best of N runs per measurement, taken in N rounds")
     parser.add_argument("--skip-upgrade", action="store_true", help="do not run tf_upgrade_v2")
     parser.add_argument("--tfmo", type=Path, help="the unzipped tf-models-official sources")
     parser.add_argument("--json", type=Path, help="also write the figures as JSON")
