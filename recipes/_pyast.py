@@ -136,21 +136,20 @@ def _collect_declarations(facts: SourceFacts) -> Declarations:
     stack = list(facts.tree.body)
     while stack:
         node = stack.pop()
-        if isinstance(node, ast.Import):
+        kind = type(node)
+        if kind is ast.Import:
             for alias in node.names:
                 found.aliases.setdefault(alias.name, set()).add(alias.asname or alias.name)
-        elif isinstance(node, ast.ImportFrom):
+        elif kind is ast.ImportFrom:
             if node.level == 0 and node.module:
                 table = found.names.setdefault(node.module, {})
                 for alias in node.names:
                     table[alias.asname or alias.name] = alias.name
         else:
-            if isinstance(node, ast.ClassDef):
+            if kind is ast.ClassDef:
                 found.class_bases.setdefault(node.name, []).extend(map(dotted, node.bases))
-            for name in ("body", "orelse", "finalbody", "handlers", "cases"):
-                block = getattr(node, name, None)
-                if isinstance(block, list):
-                    stack.extend(block)
+            for name in _blocks(kind):
+                stack.extend(getattr(node, name))
     return found
 
 
@@ -186,18 +185,33 @@ def names(facts: SourceFacts) -> Names:
     return facts.derived("names", lambda f: Names(declarations(f)))
 
 
-@dataclass(frozen=True, eq=False)
 class Statement:
     """A statement and where it sits: its innermost and outermost enclosing
     functions, the class whose body holds it (no function between), and the
-    block (statement list) holding it, at ``index``."""
+    block (statement list) holding it, at ``index``. A plain class with
+    slots: a file's statements are many, and a frozen dataclass's
+    ``__init__`` cost more than the walk that makes them."""
 
-    node: ast.stmt
-    function: Optional[ast.AST]
-    outermost: Optional[ast.AST]
-    cls: Optional[ast.ClassDef]
-    block: List[ast.stmt]
-    index: int
+    __slots__ = ("node", "function", "outermost", "cls", "block", "index")
+
+    def __init__(self, node: ast.stmt, function: Optional[ast.AST], outermost: Optional[ast.AST],
+                 cls: Optional[ast.ClassDef], block: List[ast.stmt], index: int) -> None:
+        self.node, self.function, self.outermost, self.cls = node, function, outermost, cls
+        self.block, self.index = block, index
+
+
+_BLOCK_NAMES = ("body", "orelse", "finalbody", "handlers", "cases")
+_PARTS = ("handlers", "cases")  # except clauses and match cases: each holds a body
+_NESTED: Dict[type, Tuple[str, ...]] = {}
+
+
+def _blocks(kind: type) -> Tuple[str, ...]:
+    """The fields of a statement class that hold statements (or, for
+    ``handlers`` and ``cases``, parts that do), in _BLOCK_NAMES' order."""
+    names = _NESTED.get(kind)
+    if names is None:
+        names = _NESTED[kind] = tuple(name for name in _BLOCK_NAMES if name in kind._fields)
+    return names
 
 
 def statements(facts: SourceFacts, *types: type) -> List[Statement]:
@@ -211,21 +225,29 @@ def statements(facts: SourceFacts, *types: type) -> List[Statement]:
 def _index_statements(facts: SourceFacts) -> Dict[type, List[Statement]]:
     index: Dict[type, List[Statement]] = {}
     body = facts.tree.body
-    stack = [Statement(node, None, None, None, body, index) for index, node in enumerate(body)]
+    stack = [Statement(node, None, None, None, body, at) for at, node in enumerate(body)]
     while stack:
         found = stack.pop()
         node = found.node
-        index.setdefault(type(node), []).append(found)
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            inner = (node, found.outermost or node, None)
-        elif isinstance(node, ast.ClassDef):
-            inner = (found.function, found.outermost, node)
+        kind = type(node)
+        same = index.get(kind)
+        if same is None:
+            same = index[kind] = []
+        same.append(found)
+        names = _blocks(kind)
+        if not names:
+            continue
+        if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
+            function, outermost, cls = node, found.outermost or node, None
+        elif kind is ast.ClassDef:
+            function, outermost, cls = found.function, found.outermost, node
         else:
-            inner = (found.function, found.outermost, found.cls)
-        blocks = [getattr(node, name, None) for name in ("body", "orelse", "finalbody")]
-        blocks += [part.body for name in ("handlers", "cases") for part in getattr(node, name, ())]
-        stack.extend(Statement(child, *inner, block, index) for block in blocks if isinstance(block, list)
-                     for index, child in enumerate(block))
+            function, outermost, cls = found.function, found.outermost, found.cls
+        for name in names:
+            held = getattr(node, name)
+            for block in [part.body for part in held] if name in _PARTS else [held]:
+                stack.extend([Statement(child, function, outermost, cls, block, at)
+                              for at, child in enumerate(block)])
     return index
 
 

@@ -59,7 +59,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Callable, List, Optional
+from typing import Callable, List, Optional, Tuple
 
 from fissix.pgen2 import token
 from fissix.pytree import Leaf
@@ -210,10 +210,22 @@ def _modify(node, capture, filename):
                 leaf.changed()
 
 
-# a name ending in a digit (not an attribute), and whether `=` follows it (the
-# name taken whole, then its last character checked; no possessive `\w*+`,
-# which Python < 3.11 cannot compile)
-_NUMBERED_WORD = re.compile(rf"(?<![\w.])([A-Za-z_]\w*)(?<=\d)(?!\w)({GAP}*=(?!=))?")
+# a name ending in a digit (not an attribute), searched for in the reversed text: there
+# it starts with its digit, and a pattern starting with a digit skips ahead to digits
+# (one starting with an identifier character tries every word: 3.7x slower)
+_NUMBERED_WORD_REVERSED = re.compile(r"\d(?<!\w\d)\w*[A-Za-z_](?![\w.])")
+_ASSIGNED = re.compile(rf"{GAP}*=(?!=)")
+
+
+def numbered_words(text: str) -> List[Tuple[str, bool]]:
+    r"""Each name ending in a digit, in order, and whether ``=`` (not
+    ``==``) follows it: ``(?<![\w.])([A-Za-z_]\w*)(?<=\d)(?!\w)`` with an
+    optional ``GAP*=(?!=)``, found faster."""
+    end = len(text)
+    found = [(text[end - match.end():end - match.start()], _ASSIGNED.match(text, end - match.start()) is not None)
+             for match in _NUMBERED_WORD_REVERSED.finditer(text[::-1])]
+    found.reverse()
+    return found
 
 
 def _may_mix_suffixes(facts: SourceFacts) -> List[ast.AST]:
@@ -225,11 +237,11 @@ def _may_mix_suffixes(facts: SourceFacts) -> List[ast.AST]:
     numbers, and, for some target, a name of another number and stem whose
     sibling the code spells."""
     spelled, targets = {}, {}  # numbered words; number -> stems of the targets numbered so
-    for match in _NUMBERED_WORD.finditer(code_text(facts)):
-        name = _split(match.group(1))
+    for word, assigned in numbered_words(code_text(facts)):
+        name = _split(word)
         if name is not None:
-            spelled[match.group(1)] = name
-            if match.group(2):
+            spelled[word] = name
+            if assigned:
                 targets.setdefault(name.n, set()).add(name.stem)
     if not targets or len({name.n for name in spelled.values()}) < 2:
         return []

@@ -5,7 +5,13 @@ JSON snapshot under tests/snapshots/suffix-mixup/)."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from hypothesis import given, settings, strategies as st
+
+from migrate.prefilter import GAP
+from recipes.suffix_mixup import numbered_words
 
 from recipe_cases import check_case, invalid, only, params, run_body, valid
 
@@ -143,3 +149,13 @@ def test_suffix_mixup_takes_bare_digit_suffixes_with_twin_evidence():
         """, "suffix-mixup")
     assert "ig2 = (x2 - b2) * avg2\n" in result.output
     assert "`ig1` is computed the same way" in only(result).message
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="ab_Z19.= \n#(é", max_size=40))
+def test_numbered_words_are_the_forward_patterns_matches(text):
+    """The precheck finds numbered names in the reversed text (a pattern
+    starting with a digit is 3.7x faster): the same names, in the same
+    order, as the plain forward pattern."""
+    forward = re.compile(rf"(?<![\w.])([A-Za-z_]\w*)(?<=\d)(?!\w)({GAP}*=(?!=))?")
+    assert numbered_words(text) == [(m.group(1), m.group(2) is not None) for m in forward.finditer(text)]
