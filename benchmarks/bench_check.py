@@ -172,7 +172,7 @@ def run_all(repeat: int, skip_upgrade: bool, work: Path, tfmo: Optional[Path] = 
         cache = work / "cache-tfmo"
         measurements += [
             Measurement("check cold", "tfmo", cli + ["check", "--cache-dir", str(cache), str(tfmo)],
-                        before=lambda: shutil.rmtree(cache, ignore_errors=True)),
+                        before=lambda cache=cache: shutil.rmtree(cache, ignore_errors=True)),
             Measurement("plain Bowler (1 process)", "tfmo", [sys.executable, str(plain), str(tfmo)])]
     for label, root in corpora.items():
         cache = work / f"cache-{label}"
