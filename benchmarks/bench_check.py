@@ -32,7 +32,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable, Dict, List, Optional
 
@@ -72,6 +72,7 @@ class Timing:
     peak_mb: float
     rc: int
     tail: str
+    rounds: List[float] = field(default_factory=list)  # every round's seconds (the best is ``seconds``)
 
 
 def tf_keras_dir() -> Path:
@@ -129,6 +130,7 @@ class Measurement:
     before: Optional[Callable[[], None]] = None
     once: bool = False  # in the first round only (a slow peer, timed for the record)
     best: Optional[Timing] = None
+    rounds: List[float] = field(default_factory=list)  # every run's seconds, in round order
 
     def run(self, env: Dict[str, str]) -> None:
         if self.before:
@@ -136,6 +138,7 @@ class Measurement:
         done = subprocess.run([sys.executable, "-c", WRAPPER, *self.argv], capture_output=True,
                               text=True, env=env)
         timing = Timing(self.name, self.corpus, **json.loads(done.stdout))
+        self.rounds.append(timing.seconds)
         if self.best is None or timing.seconds < self.best.seconds:
             self.best = timing
 
@@ -151,7 +154,8 @@ def measure_all(measurements: List[Measurement], repeat: int, env: Dict[str, str
         print(f"  round {round_ + 1}/{repeat} done", flush=True)
     for m in measurements:
         print(f"  {m.corpus:10s} {m.name:28s} {m.best.seconds:8.2f} s {m.best.peak_mb:7.0f} MB  "
-              f"rc={m.best.rc}", flush=True)
+              f"rc={m.best.rc}  (rounds: {' '.join(f'{t:.2f}' for t in m.rounds)})", flush=True)
+        m.best.rounds = m.rounds
     return [m.best for m in measurements]
 
 
@@ -217,6 +221,10 @@ def ratios(timings: List[Timing]) -> Dict[str, float]:
         out[f"{corpus}: speed-up --jobs 2 over --jobs 1"] = (
             by[(corpus, "check --no-cache --jobs 1")].seconds
             / by[(corpus, "check --no-cache --jobs 2")].seconds)
+    for corpus in ("tfmo", "tf_keras"):  # the cold targets, round by round (the same minutes)
+        if (corpus, "check cold") in by:
+            pairs = zip(by[(corpus, "check cold")].rounds, by[(corpus, "plain Bowler (1 process)")].rounds)
+            out[f"{corpus}: cold / plain Bowler, worst round"] = max(cold / plain for cold, plain in pairs)
     out["peak RSS, MB (max over tf-migrate runs)"] = max(
         t.peak_mb for t in timings if t.name.startswith("check"))
     return out
