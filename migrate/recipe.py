@@ -28,7 +28,6 @@ import ast
 import contextvars
 import re
 import warnings
-from collections import deque
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Literal, Optional, Sequence, Tuple, Union
 
@@ -77,6 +76,33 @@ class Recipe:
             raise ValueError(f"recipe {self.id}: safety must be 'safe' or 'unsafe'")
 
 
+def child_nodes(node: ast.AST) -> List[ast.AST]:
+    """``list(ast.iter_child_nodes(node))`` without its two generators."""
+    children: List[ast.AST] = []
+    for name in node._fields:
+        value = getattr(node, name, None)
+        if isinstance(value, list):
+            children.extend([item for item in value if isinstance(item, ast.AST)])
+        elif isinstance(value, ast.AST):
+            children.append(value)
+    return children
+
+
+def walk(node: ast.AST) -> List[ast.AST]:
+    """``list(ast.walk(node))``: the same nodes in the same order (breadth
+    first), ~25% faster (no generator per node); prechecks walk a lot."""
+    found = [node]
+    append, extend = found.append, found.extend
+    for item in found:  # grows as it goes: breadth first
+        for name in item._fields:
+            value = getattr(item, name, None)
+            if isinstance(value, list):
+                extend([child for child in value if isinstance(child, ast.AST)])
+            elif isinstance(value, ast.AST):
+                append(value)
+    return found
+
+
 class SourceFacts:
     """One source text as recipes' prechecks see it: ``text``, and the
     stdlib ``ast`` ``tree``, built on first use and at most once, and views
@@ -119,24 +145,12 @@ class SourceFacts:
         return [node for kind in types for node in index.get(kind, ())]
 
     def _index(self) -> Dict[type, List[ast.AST]]:
-        """``ast.walk``'s nodes in its order (breadth first, children as
-        ``ast.iter_child_nodes`` gives them) without its generators per
-        node, which cost more than the rest of the walk."""
         index: Dict[type, List[ast.AST]] = {}
-        todo = deque([self.tree])
-        while todo:
-            node = todo.popleft()
-            kind = type(node)
-            found = index.get(kind)
+        for node in walk(self.tree):
+            found = index.get(type(node))
             if found is None:
-                found = index[kind] = []
+                found = index[type(node)] = []
             found.append(node)
-            for name in kind._fields:
-                value = getattr(node, name, None)
-                if isinstance(value, list):
-                    todo.extend([item for item in value if isinstance(item, ast.AST)])
-                elif isinstance(value, ast.AST):
-                    todo.append(value)
         return index
 
     def derived(self, name: str, build: Callable[["SourceFacts"], object]):

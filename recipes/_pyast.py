@@ -18,7 +18,7 @@ from functools import lru_cache
 from typing import Dict, Iterator, List, Optional, Pattern, Sequence, Set, Tuple, Union
 
 from migrate.prefilter import GAP
-from migrate.recipe import SourceFacts
+from migrate.recipe import SourceFacts, walk
 
 _CONTINUATION = re.compile(r"\\\r?\n")
 
@@ -414,7 +414,7 @@ def _collect_tapes(facts: SourceFacts) -> List[Tuple[ast.AST, str]]:
 def method_calls(scope: Union[ast.AST, SourceFacts], receiver: str, method: str) -> Iterator[ast.Call]:
     """Calls ``receiver.method(...)`` inside ``scope``: a node, or a file's
     SourceFacts (its whole tree, from the shared index)."""
-    for node in scope.nodes(ast.Call) if isinstance(scope, SourceFacts) else ast.walk(scope):
+    for node in scope.nodes(ast.Call) if isinstance(scope, SourceFacts) else walk(scope):
         if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
                 and node.func.attr == method and isinstance(node.func.value, ast.Name)
                 and node.func.value.id == receiver):

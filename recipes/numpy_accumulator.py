@@ -123,7 +123,7 @@ from typing import Callable, Dict, List, Optional, Set, Tuple
 
 from fissix.pgen2 import token
 
-from migrate.recipe import Recipe, SourceFacts, propose
+from migrate.recipe import Recipe, SourceFacts, child_nodes, propose, walk
 from recipes._model import Kind, model_of
 from recipes._model.imports import CONVENTIONAL
 from migrate.prefilter import GAP
@@ -1306,7 +1306,7 @@ def _fills_a_buffer(function: ast.AST, imports: Imports, same_names: bool) -> bo
     _examine, Analysis.is_tensor)?"""
     values: Dict[int, Dict[str, list]] = {}  # scope -> name -> (position, value) of `name = value`
     filled: Dict[int, Set[str]] = {}  # scope -> names subscript-assigned in it (nested scopes too)
-    stack = [(child, (function,)) for child in ast.iter_child_nodes(function)]
+    stack = [(child, (function,)) for child in child_nodes(function)]
     while stack:
         node, scopes = stack.pop()
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
@@ -1329,7 +1329,7 @@ def _fills_a_buffer(function: ast.AST, imports: Imports, same_names: bool) -> bo
             inner = scopes + (None,)  # no function's own bindings (scope_nodes)
         else:
             inner = scopes
-        stack.extend((child, inner) for child in ast.iter_child_nodes(node))
+        stack.extend((child, inner) for child in child_nodes(node))
     for scope, bound in values.items():
         for name, found in bound.items():
             first, *rebound = [value for _, value in sorted(found, key=lambda pair: pair[0])]
@@ -1392,7 +1392,7 @@ def _may_run_in_a_context(facts: SourceFacts) -> List[int]:
     starts = [first for first, _ in named]
     wrapping = {line_of(facts, match.start()) for match in _FUNCTION_CALL.finditer(code_text(facts))}
     for statement in {id(node): node for line in wrapping for node in statements_at(facts, line)}.values():
-        for call in ast.walk(statement):  # `tf.function(fn)`: the model's Contexts._wrapped
+        for call in walk(statement):  # `tf.function(fn)`: the model's Contexts._wrapped
             if isinstance(call, ast.Call) and (dotted(call.func) or "").endswith("function") \
                     and "tensorflow.function" in qualified(dotted(call.func)):
                 named += [(arg.lineno, arg.end_lineno) for arg in call.args[:1]]

@@ -64,7 +64,7 @@ from typing import Callable, List, Optional, Tuple
 from fissix.pgen2 import token
 from fissix.pytree import Leaf
 
-from migrate.recipe import Recipe, SourceFacts, propose
+from migrate.recipe import Recipe, SourceFacts, propose, walk
 from recipes import _fissix as s
 from recipes._model import model_of
 from migrate.prefilter import GAP
@@ -258,7 +258,7 @@ def _may_mix_suffixes(facts: SourceFacts) -> List[ast.AST]:
         target = _split(node.targets[0].id)
         if target is None:
             continue
-        inside = list(ast.walk(node.value))
+        inside = walk(node.value)
         if not any(isinstance(n, (ast.BinOp, ast.UnaryOp, ast.Call)) for n in inside):
             continue
         numbered = [name for name in (_split(n.id) for n in inside if isinstance(n, ast.Name)) if name]

@@ -56,7 +56,7 @@ from typing import List, Optional
 
 from fissix.pgen2 import token
 
-from migrate.recipe import Recipe, SourceFacts, propose
+from migrate.recipe import Recipe, SourceFacts, propose, walk
 from migrate.prefilter import GAP
 from recipes._pyast import (
     Statement, assigned_names, code_text, dotted, line_of, names, spelled_as_in_ast, standalone, statements,
@@ -315,7 +315,7 @@ def _may_cast_a_conversion(facts: SourceFacts) -> List[ast.AST]:
                  for name in assigned_names(found.node)}
     lines = {line_of(facts, match.start()) for match in _CAST.finditer(text)}
     held = {id(node): node for line in lines for node in statements_at(facts, line)}
-    found = {id(node): node for statement in held.values() for node in ast.walk(statement)
+    found = {id(node): node for statement in held.values() for node in walk(statement)
              if is_conversion(cast_of(node))}
     for assignment in assignments:  # `x = tf.cast(x, D)` after `x = tf.convert_to_tensor(a)`
         node = assignment.node

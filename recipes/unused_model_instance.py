@@ -57,7 +57,7 @@ from typing import Dict, List, Set, Tuple, Union
 
 from fissix.pgen2 import token
 
-from migrate.recipe import Recipe, SourceFacts, propose
+from migrate.recipe import Recipe, SourceFacts, propose, walk
 from recipes._model import Kind, model_of
 from recipes._pyast import assigned_names, dotted, keras_classes, may_name_keras_classes, names, statements
 from recipes._fissix import (
@@ -218,7 +218,7 @@ def _may_hold_an_unused_instance(facts: SourceFacts) -> Union[bool, List[ast.AST
     unused = []
     for scope, name in built:
         if id(scope) not in loaded:
-            nodes = facts.nodes(ast.Name) if scope is None else ast.walk(scope)
+            nodes = facts.nodes(ast.Name) if scope is None else walk(scope)
             loaded[id(scope)] = {node.id for node in nodes
                                  if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
         if name not in loaded[id(scope)]:

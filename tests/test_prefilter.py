@@ -656,12 +656,13 @@ def test_a_verdict_from_the_ast_names_the_compilers_error():
 
 
 def test_the_shared_node_index_holds_ast_walks_nodes_in_its_order():
-    """SourceFacts walks the tree itself (faster); every precheck still sees
+    """SourceFacts walks the tree itself (faster), and so do prechecks'
+    walks (``walk``, ``child_nodes``); every precheck still sees
     ``ast.walk``'s nodes, in its order, on every fixture and corpus file."""
     import ast
     from pathlib import Path
 
-    from migrate.recipe import SourceFacts
+    from migrate.recipe import SourceFacts, child_nodes, walk
 
     root = Path(__file__).resolve().parent.parent
     sources = sorted((root / "fixtures").rglob("*.py")) + sorted((root / "tests" / "corpus").rglob("*.py"))
@@ -672,5 +673,7 @@ def test_the_shared_node_index_holds_ast_walks_nodes_in_its_order():
         for node in ast.walk(facts.tree):
             expected.setdefault(type(node), []).append(node)
         assert list(facts._index()) == list(expected), path
+        assert [id(n) for n in walk(facts.tree)] == [id(n) for n in ast.walk(facts.tree)], path
+        assert all(child_nodes(n) == list(ast.iter_child_nodes(n)) for n in walk(facts.tree)), path
         for kind, nodes in expected.items():
             assert [id(n) for n in facts.nodes(kind)] == [id(n) for n in nodes], (path, kind)
