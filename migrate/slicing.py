@@ -29,8 +29,10 @@ from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence
 from .result import Diagnostic
 
 MARK = "# tf-migrate:elided"
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n|$)")  # lines as CPython counts them
-_PAREN_WITH = re.compile(r"\bwith[ \t\f]*\(")
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n|$)")  # lines as CPython counts them (see lines_of)
+# `\bwith`, the boundary asked after the literal: a pattern that starts with a
+# literal skips ahead to it, one that starts with `\b` tries every position
+_PAREN_WITH = re.compile(r"with(?<!\wwith)[ \t\f]*\(")
 _WORD = re.compile(r"\w+")
 _NUMBERED = re.compile(r"_\d+$")
 # dynamic readers as recipes._model's _Readers counts them: attributes read by
@@ -110,7 +112,7 @@ class Slice:
         """``output`` with every placeholder replaced by its input line; None
         unless each placeholder is there once, intact, in order, under the
         line that was above its run in the input."""
-        lines = _LINE.findall(output)
+        lines = lines_of(output)
         if lines and lines[-1] == "":
             lines.pop()
         wanted = {_placeholder(i): i for i in self.elided}
@@ -125,7 +127,7 @@ class Slice:
                 found.append(index)
         if found != sorted(self.elided):
             return None
-        source = _LINE.findall(self.text)
+        source = lines_of(self.text)
         for index, position in positions.items():
             if index - 1 in self.elided:
                 if positions[index - 1] != position - 1:
@@ -176,7 +178,7 @@ def cut(text: str, tree: ast.Module, places: Iterable[ast.AST]) -> Optional[Slic
     module, by walking all of it)."""
     if MARK in text:
         return None
-    lines = _LINE.findall(text)
+    lines = lines_of(text)
     statements = _statements(tree, text, lines)
     starts = [s.first + 1 for s in statements]
     kept: Set[int] = set()
@@ -201,6 +203,20 @@ def cut(text: str, tree: ast.Module, places: Iterable[ast.AST]) -> Optional[Slic
         return None
     names = set().union(*(statement.leaves for statement in left))
     return Slice("".join(out), elided, Unseen(frozenset(names), any(s.reads_attributes for s in left)))
+
+
+def lines_of(text: str) -> List[str]:
+    """``_LINE.findall(text)``: the lines as CPython counts them, each with
+    its end, and an empty last one. Without a carriage return, ``str.split``
+    finds them ~4x faster."""
+    if "\r" in text:
+        return _LINE.findall(text)
+    parts = text.split("\n")
+    lines = [part + "\n" for part in parts[:-1]]
+    if parts[-1]:
+        lines.append(parts[-1])
+    lines.append("")
+    return lines
 
 
 def _placeholder(index: int) -> str:
@@ -243,7 +259,7 @@ def read(text: str) -> Optional[_Statement]:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    parts = _statements(tree, text, _LINE.findall(text))
+    parts = _statements(tree, text, lines_of(text))
     if not parts:
         return None
     merged = parts[0]

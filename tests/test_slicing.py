@@ -4,7 +4,10 @@ that the engine's answer on a slice is the whole text's."""
 from __future__ import annotations
 
 import ast
+import re
 import textwrap
+
+from hypothesis import given, settings, strategies as st
 
 from migrate import slicing
 from migrate.engine import Options, transform
@@ -360,3 +363,18 @@ def test_a_place_outside_any_function_parses_the_whole_module():
     tree = ast.parse(text)
     assert slicing.cut(text, tree, [tree.body[2]]) is None
     assert slicing.cut(text, tree, [tree.body[3].body[0]]) is not None
+
+
+_PIECES = st.lists(st.sampled_from(["with", "(", " ", "\t", "\f", "_", "a", "1", "\n", "\r", "\r\n", "é"]),
+                   max_size=30).map("".join)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_PIECES)
+def test_the_fast_line_and_with_scans_find_what_the_plain_patterns_find(text):
+    """lines_of splits with str.split when it can, and _PAREN_WITH asks its
+    word boundary after the literal (both faster): the same answers as the
+    plain patterns."""
+    assert slicing.lines_of(text) == re.findall(r"[^\r\n]*(?:\r\n|\r|\n|$)", text)
+    assert [m.span() for m in slicing._PAREN_WITH.finditer(text)] == \
+        [m.span() for m in re.finditer(r"\bwith[ \t\f]*\(", text)]
