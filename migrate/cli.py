@@ -1,8 +1,9 @@
 """The `tf-migrate` command line: thin Typer commands over discovery, batch,
-engine and output. Exit codes (EPILOG): 0 nothing to do, 1 findings or
-pending changes (check, diff), unfixed findings after `fix` or declined
-changes, 2 usage error or a file that could not be processed (after
-processing all the others)."""
+engine and output, with Ruff's spellings as aliases (`check --fix`,
+`--diff`, `--exit-zero`, ...). Exit codes (EPILOG): 0 nothing to do, 1
+findings or pending changes (check, diff), unfixed findings after `fix` or
+declined changes, 2 usage error or a file that could not be processed
+(after processing all the others)."""
 
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ from .suppressions import unknown_suppressions
 
 EPILOG = """\b
 Exit codes:
-  0  nothing to do
+  0  nothing to do (or --exit-zero)
   1  findings (check), changes pending (diff), findings left after fix,
      changes declined (fix -i)
   2  usage or config error, or a file that could not be processed
@@ -370,8 +371,7 @@ def check(
     statistics: bool = typer.Option(False, "--statistics",
                                     help="Print the number of findings per recipe, not the findings."),
 ) -> None:
-    """Report findings with the fix each one offers; change nothing
-    (--unsafe-fixes matters only with --fix or --diff: check reports every fix)."""
+    """Report findings with the fix each one offers (safe or unsafe); change nothing unless --fix."""
     from .formats import NAMES
 
     _formats(format, NAMES)
