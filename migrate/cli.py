@@ -192,10 +192,10 @@ class Run:
     def reads_stdin(self) -> bool:
         return [str(p) for p in self.paths] == ["-"]
 
-    def settings(self, where: Path) -> Tuple[config.Config, Options]:
-        """The config at ``where`` (a file or folder) with the flags merged
-        in, and the Options it asks for; one pair per config file."""
-        found = self.lookup.at(where)
+    def settings(self, where: Path, *, file: bool = False) -> Tuple[config.Config, Options]:
+        """The config at ``where`` (a folder, or a ``file``) with the flags
+        merged in, and the Options it asks for; one pair per config file."""
+        found = self.lookup.of_file(where) if file else self.lookup.at(where)
         if found.source not in self._settings:
             shared = self.shared
             conf = found.merged(select=_split(shared.select), ignore=_split(shared.ignore),
@@ -258,7 +258,7 @@ def _outcomes(run: Run) -> Iterator[batch.Outcome]:
             found = run.scaling.shard.select(found, run.paths)
         groups: Dict[int, Tuple[Options, List[Path]]] = {}
         for path in found.files:
-            options = run.settings(path)[1]
+            options = run.settings(path, file=True)[1]
             groups.setdefault(id(options), (options, []))[1].append(path)
     except config.ConfigError as error:
         raise _fail(str(error))
@@ -417,7 +417,8 @@ def _fix(shared: Shared, interactive: bool, format: str, verify: bool) -> int:
             outcomes.append(outcome)
     outcomes = output.in_order(outcomes)
     _warn_unknown_suppressions(outcomes)
-    options = {id(o): run.settings(run.anchor if run.reads_stdin else o.path)[1] for o in outcomes}
+    options = {id(o): (run.settings(run.anchor) if run.reads_stdin else run.settings(o.path, file=True))[1]
+               for o in outcomes}
     left = {id(o): output.left_in_order(batch.left_after_fix(o, options[id(o)], with_fixes=format == "json"))
             for o in outcomes}
     with _report(shared, sys.stderr if run.reads_stdin else sys.stdout) as report:

@@ -5,6 +5,7 @@ reads none; command-line flags win over the file."""
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -42,38 +43,38 @@ class Config:
 
 class Lookup:
     """The config of each file of one run, each pyproject.toml read once:
-    the nearest one above the file with the table, ``explicit`` (``--config``)
-    for every file, or none (``isolated``). A long-lived caller (the
+    the nearest one above the file with the table (going up its absolute
+    path as spelt, symlinks not resolved), ``explicit`` (``--config``) for
+    every file, or none (``isolated``). A long-lived caller (the
     language server) makes a new one per request, so edits are seen."""
 
     def __init__(self, explicit: Optional[Path] = None, isolated: bool = False) -> None:
         self.explicit = load_file(explicit) if explicit is not None else None
         self.isolated = isolated
-        self._tables: Dict[Path, Optional[dict]] = {}
         self._folders: Dict[Path, Config] = {}
 
     def at(self, start: Path) -> Config:
         """The config that applies at ``start`` (a file or directory)."""
+        absolute = Path(os.path.abspath(start))
+        return self._of(absolute if absolute.is_dir() else absolute.parent)
+
+    def of_file(self, path: Path) -> Config:
+        """The config of a file (known not to be a folder: no stat)."""
+        return self._of(Path(os.path.abspath(path.parent)))
+
+    def _of(self, folder: Path) -> Config:
         if self.explicit is not None:
             return self.explicit
-        if self.isolated:
-            return Config()
-        here = start.resolve()
-        return self._of_folder(here if here.is_dir() else here.parent)
+        return Config() if self.isolated else self._of_folder(folder)
 
     def _of_folder(self, folder: Path) -> Config:
         if folder not in self._folders:
             candidate = folder / "pyproject.toml"
-            table = self._table(candidate) if candidate.is_file() else None
+            table = _table(_toml(candidate), "tool", "tf-migrate") if candidate.is_file() else None
             self._folders[folder] = (_config(candidate, table) if table is not None
                                      else Config() if folder.parent == folder
                                      else self._of_folder(folder.parent))
         return self._folders[folder]
-
-    def _table(self, path: Path) -> Optional[dict]:
-        if path not in self._tables:
-            self._tables[path] = _table(_toml(path), "tool", "tf-migrate")
-        return self._tables[path]
 
 
 def load(start: Path) -> Config:
