@@ -40,14 +40,15 @@ def discover(paths: Sequence[Path], exclude: Iterable[str] = (),
     exclude = list(exclude)
     seen = set()
     for root in paths:
+        shown = str(_shown(root))
         if not root.exists() and not root.is_symlink():
-            found.problems.append(f"{root}: no such file or directory")
+            found.problems.append(f"{shown}: no such file or directory")
             continue
         real_root = _real(root)
         if real_root is None:
-            found.problems.append(f"{root}: symlink loop, not followed")
+            found.problems.append(f"{shown}: symlink loop, not followed")
             continue
-        shown, cut = str(shown_path(root)), _cut(real_root)
+        cut = _cut(real_root)
 
         def show(path: Path) -> Path:  # a path below real_root as output names it
             return Path(shown) if path == real_root else Path(shown, str(path)[cut:])
@@ -64,7 +65,7 @@ def discover(paths: Sequence[Path], exclude: Iterable[str] = (),
     return found
 
 
-def shown_path(path: Path) -> Path:
+def _shown(path: Path) -> Path:
     """How output names ``path``: relative to the working directory when it
     is below it (as Ruff does), else absolute (never ``..``: a diff header
     must not climb out of the tree it is applied in)."""
@@ -82,7 +83,7 @@ def _walk(root: Path, excluded: List[_Rule], found: Discovery,
     Only a symlink is resolved: a plain entry's real path is its parent's
     plus its name, which keeps a large tree cheap to walk. Each folder
     carries the .gitignore rules of the folders above it. Problems and
-warnings go into ``found``, naming paths as ``show`` does."""
+    warnings go into ``found``, naming paths as ``show`` does."""
     problems, warnings = found.problems, found.warnings
     repository = _Repository.around(root)
     first = [(_cut(d), rules) for d, rules in repository.gitignores_above(root)]

@@ -53,7 +53,8 @@ def statistics_of(name: str, outcomes: List[Outcome]) -> str:
     if name != "text":
         raise ValueError(f"--statistics is text or json, not {name}")
     width = max((len(str(total)) for _, (total, _) in rows), default=1)
-    return "".join(f"{total:>{width}}  {recipe}  ({fixable} with a fix)\n"
+    name_width = max((len(recipe) for recipe, _ in rows), default=1)
+    return "".join(f"{total:>{width}}  {recipe:<{name_width}}  ({fixable} with a fix)\n"
                    for recipe, (total, fixable) in rows)
 
 

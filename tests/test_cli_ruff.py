@@ -72,7 +72,7 @@ def test_exit_zero_keeps_findings_and_changes_at_zero_but_not_errors(project, co
 def test_statistics_count_findings_per_recipe(project):
     result = invoke("check", "--statistics")
     assert result.exit_code == 1
-    assert result.stdout == "2  toy-rename  (2 with a fix)\n2  toy-risky  (2 with a fix)\n"
+    assert result.stdout == "2  toy-rename  (2 with a fix)\n2  toy-risky   (2 with a fix)\n"
     assert result.stderr == ""
     data = json.loads(invoke("check", "--statistics", "--format", "json").stdout)
     assert data == [{"recipe": "toy-rename", "count": 2, "fixable": 2},
