@@ -319,9 +319,17 @@ def _report(shared: Shared, default: TextIO) -> Iterator[TextIO]:
 
 
 def _warn_unknown_suppressions(outcomes: List[batch.Outcome]) -> None:
+    """Each unknown id in a suppression comment, at its line of the file as
+    it is on disk (of the cell, in a notebook); a file that could not be
+    processed has none."""
     for outcome in outcomes:
-        if outcome.source is not None and outcome.path.suffix != ".ipynb":
-            for warning in unknown_suppressions(str(outcome.path), outcome.source.text):
+        if outcome.failed or outcome.source is None or outcome.result is None:
+            continue
+        text = outcome.result.output if outcome.written else outcome.source.text
+        if "tf-migrate:" not in text:
+            continue
+        for label, unit in batch.units_of(outcome.path, text).items():
+            for warning in unknown_suppressions(label, unit):
                 err.print(f"warning: {warning}", markup=False, highlight=False)
 
 

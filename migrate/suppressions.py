@@ -13,7 +13,8 @@ from .recipe import SUPPRESSION
 
 def unknown_suppressions(path: str, text: str) -> List[str]:
     """``path:line: unknown recipe id 'x' (did you mean y?) in a suppression
-    comment``, one per unknown id, in line order."""
+    comment``, one per unknown id, in line order (``path``: a file, or a
+    notebook cell's label)."""
     if "tf-migrate:" not in text:
         return []
     known = registry.all_recipes()

@@ -82,9 +82,30 @@ def test_unknown_id_in_a_suppression_comment_is_a_warning_with_did_you_mean(proj
         assert result.exit_code == 1  # a warning is not an error
 
 
+def test_fix_warns_at_the_lines_of_the_written_file(projects):
+    (projects / "b" / "x.py").write_text("make_ones()\nrisky()  # tf-migrate: ignore[toy-rsky]\n")
+    result = runner.invoke(app, ["fix", "--no-cache", "--isolated", "b"])
+    assert (projects / "b" / "x.py").read_text().splitlines()[2].startswith("risky()")  # an import above
+    assert "warning: b/x.py:3: unknown recipe id 'toy-rsky' (did you mean toy-risky?)" in result.stderr
+
+
 def test_a_broken_config_of_one_file_is_a_usage_error(projects):
     (projects / "a" / "pyproject.toml").write_text('[tool.tf-migrate]\nselect = ["toy-riskyy"]\n')
     result = runner.invoke(app, ["check", "--no-cache", "b", "a"])
     assert result.exit_code == 2
     assert result.stderr == (f"tf-migrate: {projects / 'a' / 'pyproject.toml'}: [tool.tf-migrate] "
                              "unknown recipe id 'toy-riskyy' (did you mean toy-risky?)\n")
+
+
+def test_unknown_id_in_a_notebook_cell_is_named_by_cell_and_line(tmp_path, monkeypatch, toy_recipes):
+    import nbformat
+
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_code_cell("x = 1"),
+                      nbformat.v4.new_code_cell("y = 2\nold_api()  # tf-migrate: ignore[toy-rnme]")]
+    nbformat.write(notebook, str(tmp_path / "nb.ipynb"))
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, ["check", "--no-cache", "--isolated", "nb.ipynb"])
+    assert [line for line in result.stderr.splitlines() if line.startswith("warning:")] == [
+        "warning: nb.ipynb:cell 2:2: unknown recipe id 'toy-rnme' (did you mean toy-rename?) "
+        "in a `# tf-migrate: ignore[...]` comment"]
