@@ -134,7 +134,7 @@ def test_a_symlink_loop_and_a_link_out_of_the_tree_are_warnings(package, tmp_pat
     assert warnings == ["warning: pkg/loop: symlink loop, not followed",
                         "warning: pkg/out: symlink out of pkg, not followed",
                         "warning: pkg/self.py: symlink loop, not followed"]
-    assert "could not be processed" in result.stderr and "0 could not be processed" in result.stderr
+    assert "0 could not be processed" in result.stderr
     clean = runner.invoke(app, ["check", "--no-cache", "--select", "toy-risky", "--exit-zero", "pkg"])
     assert clean.exit_code == 0
 
