@@ -11,7 +11,7 @@ class LogPosterior(tf.keras.Model):
         return -0.5 * self.w ** 2
 
 
-model = LogPosterior()
+model = LogPosterior(dtype="float64")
 x = tf.constant(2.0, dtype=tf.float64)
 model(x)
 with tf.GradientTape() as tape:
