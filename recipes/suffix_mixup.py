@@ -192,7 +192,7 @@ def _difference(node) -> bool:
 
 RECIPE = Recipe(
     id="suffix-mixup",
-    summary="(inputs_2 - baseline_2) * grads of input 1's path -> use input 2's gradients",
+    summary="x_2 = (inputs_2 - baseline_2) * avg_gradients_1 -> use avg_gradients_2",
     safety="unsafe",
     query=lambda q: q.select(PRODUCT).modify(_modify).select(MULTIPLY).modify(_modify),
     tokens=(".gradient(", "gradients(", "jacobian("),

@@ -281,7 +281,7 @@ class GradientFlow:
             if arguments is None:
                 return None
             inner = _Frame(function, arguments, (frame.depth if frame else 0) + 1)
-            flows.extend(self._of(value, inner) for value in _returned(function))
+            flows.extend(self._of(value, inner) for value in self.model.index.scopes[id(function)].returns)
         return merge(flows) if flows else NOTHING
 
     def _arguments(self, function, positional, keywords, frame):
@@ -336,16 +336,3 @@ def _select(flow: Flow, path: Tuple[int, ...]) -> Flow:
             return Flow(flow.origins, flow.wrt)
         flow = flow.elements[position]
     return flow
-
-
-def _returned(function) -> List:
-    """The values of the ``return`` statements of ``function`` (not of nested functions)."""
-    found, stack = [], [function.children[-1]]
-    while stack:
-        node = stack.pop()
-        if node.type in (syms.funcdef, syms.classdef, syms.lambdef):
-            continue
-        if node.type == syms.return_stmt and len(node.children) == 2:
-            found.append(node.children[1])
-        stack.extend(node.children)
-    return found
