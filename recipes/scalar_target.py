@@ -273,21 +273,17 @@ def _rank_one(expr, model) -> bool:
         return index.type == s.syms.subscriptlist and len([c for c in index.children if c.type != token.COMMA]) == 2 \
             and not any(c.type == s.syms.subscript for c in index.children[2:])
     callee = model.callee(expr) or ""
-    name = callee.rpartition(".")[2]
-    if name in _RANK_ONE_CALLS:
-        return True
-    if name == "Reshape" or expr.children[0].type == s.syms.power:
-        return False
-    inner = expr.children[0] if len(expr.children) > 2 else None
-    return inner is not None and _rank_one_layer(inner, model)
+    return callee.rpartition(".")[2] in _RANK_ONE_CALLS or _rank_one_layer(expr, model)
 
 
 def _rank_one_layer(layer, model) -> bool:
-    """``Reshape(())`` / ``Reshape([])``: a layer whose output drops the last axis."""
+    """``Reshape(())`` / ``Reshape([])`` (or one applied: ``Reshape(())(h)``):
+    a layer whose output drops the last axis."""
     callee = model.callee(layer) if layer.type == s.syms.power else None
     if not callee or not callee.endswith("Reshape"):
         return False
-    positional, keywords = s.split_arguments(layer.children[-1])
+    first = next(t for t in layer.children[1:] if t.children[0].value == "(")
+    positional, keywords = s.split_arguments(first)
     shape = positional[0] if positional else keywords.get("target_shape")
     return shape is not None and s.literal_elements(s.unparen(shape)) == []
 
@@ -310,25 +306,34 @@ def _output_rank_one(value, model) -> bool:
     return outputs is not None and _rank_one(outputs, model)
 
 
+def _argmax_calls(root) -> List:
+    """Every ``argmax(...)`` call of the module (any spelling of the callee)."""
+    found = []
+    for leaf in root.leaves():
+        if leaf.value == "argmax":
+            node = leaf.parent.parent if leaf.parent.type == s.syms.trailer else leaf.parent
+            if node is not None and node.type == s.syms.power:
+                found.append(node)
+    return found
+
+
 def _classes_shown(value, gradient_call, model) -> Optional[str]:
     """Evidence in the code that the output has classes: a softmax where the
-    model is built, or an ``argmax`` of its output (or a call of it) in the
-    gradient's scope."""
+    model is built, an ``argmax`` of the gradient's target in its scope, or
+    an ``argmax`` of any call of the same model in the module."""
     origin = _model_origin(value, model)
     if origin is not None:
         builder = origin if origin.type == s.syms.classdef else \
             s.enclosing(origin, s.syms.funcdef) or s.enclosing_statement(origin)
         if builder is not None and any(leaf.value.strip("\"'") == "softmax" for leaf in builder.leaves()):
             return f"a softmax where the model is built (line {origin.get_lineno()})"
-    names = {value.children[0].value} if s.is_name(value.children[0]) else set()
-    target = gradient_call.children[2]
-    names |= {leaf.value for leaf in target.leaves() if leaf.type == token.NAME}
     scope = s.scope_of(gradient_call)
-    for leaf in scope.leaves():
-        if leaf.value == "argmax" and leaf.parent is not None:
-            call = leaf.parent.parent if leaf.parent.type == s.syms.trailer else leaf.parent
-            if any(n.type == token.NAME and n.value in names for n in call.leaves()):
-                return f"an argmax of the output at line {leaf.get_lineno()}"
+    target = {leaf.value for leaf in gradient_call.children[2].leaves() if leaf.type == token.NAME}
+    for call in s.per_tree(gradient_call, "argmax calls", _argmax_calls):
+        read = list(s.name_leaves(call))
+        if s.scope_of(call) is scope and any(leaf.value in target for leaf in read) or origin is not None and any(
+                model.likely_kind_of(leaf).origin is origin for leaf in read):
+            return f"an argmax of the output at line {call.get_lineno()}"
     return None
 
 
