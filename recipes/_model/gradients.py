@@ -22,7 +22,7 @@ unknown call is not a gradient, whatever its arguments.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Dict, FrozenSet, List, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, FrozenSet, List, Optional, Set, Tuple
 
 from ._tree import literal_elements, split_arguments, syms, token, unparen
 from .flow import MANY, Binding
@@ -44,7 +44,8 @@ _PASSING = {"stack", "concat", "concatenate", "reduce_mean", "reduce_sum", "mean
             "identity", "average", "trapz", "trapezoid", "cumsum", "maximum", "minimum", "float32",
             "numpy", "unstack", "vstack", "hstack", "list", "tuple", "sorted", "matmul", "tensordot",
             "reduce_max", "max", "norm", "stop_gradient", "gather", "split", "tile", "broadcast_to"}
-_BUDGET = 4000  # node evaluations per question: deep or cyclic code answers "nothing known"
+_BUDGET = 4000  # node evaluations per question: beyond it, the answer is "nothing known"
+_NESTING = 100  # evaluations in progress at once (each a few Python frames): the same
 _DEPTH = 4  # nested inlined calls
 
 
@@ -83,6 +84,12 @@ def _root(thing) -> Flow:
     return Flow(frozenset((id(thing),)))
 
 
+class _Exhausted(Exception):
+    """The question needed more than _BUDGET evaluations or _NESTING nested
+    ones: a partial answer (a gradient with some of its sources) would be
+    wrong, so none is given."""
+
+
 @dataclass(frozen=True)
 class _Frame:
     """A module function inlined at one call: its parameters' arguments."""
@@ -98,20 +105,28 @@ class GradientFlow:
     def __init__(self, model: "Model"):
         self.model = model
         self._memo: Dict[int, Flow] = {}
-        self._busy: set = set()
+        self._busy: Set[Tuple[int, int]] = set()
         self._budget = 0
+        self._nesting = 0
 
     def of(self, expr) -> Flow:
-        """The flow of ``expr`` where it stands."""
+        """The flow of ``expr`` where it stands (NOTHING when too costly to know)."""
         key = id(expr)
         if key not in self._memo:
-            self._budget = _BUDGET
-            self._memo[key] = self._of(expr, None)
+            self._memo[key] = self._answer(lambda: self._of(expr, None))
         return self._memo[key]
 
     def of_bindings(self, bindings: List[Binding]) -> Flow:
-        self._budget = _BUDGET
-        return merge(self._binding(b, None) for b in bindings)
+        """What a name bound by any of ``bindings`` may hold."""
+        return self._answer(lambda: merge(self._binding(b, None) for b in bindings))
+
+    def _answer(self, question) -> Flow:
+        self._budget, self._nesting = _BUDGET, 0
+        self._busy.clear()
+        try:
+            return question()
+        except (_Exhausted, RecursionError):
+            return NOTHING
 
     def difference_input(self, expr) -> Optional[Flow]:
         """For ``x - baseline`` (or ``tf.subtract(x, baseline)``, or a name
@@ -131,15 +146,22 @@ class GradientFlow:
             left = positional[0]
         else:
             return None
-        self._budget = _BUDGET
-        return self._of(left, None)
+        found = self._answer(lambda: self._of(left, None))
+        return found if found is not NOTHING else None
 
     # ------------------------------------------------------------ evaluation
 
     def _of(self, node, frame: Optional[_Frame]) -> Flow:
         self._budget -= 1
-        if self._budget < 0:
-            return NOTHING
+        if self._budget < 0 or self._nesting > _NESTING:
+            raise _Exhausted
+        self._nesting += 1
+        try:
+            return self._evaluate(node, frame)
+        finally:
+            self._nesting -= 1
+
+    def _evaluate(self, node, frame: Optional[_Frame]) -> Flow:
         node = unparen(node)
         kind = node.type
         if kind == token.NAME:
@@ -258,7 +280,7 @@ class GradientFlow:
             return _root(children[at])
         if method is not None and at >= 2 and callee is None:  # a method of a value
             receiver = before if before is not None else self._of(children[0], frame)
-            if method in ("numpy", "mean", "sum", "copy", "astype", "reshape", "squeeze", "T", "item"):
+            if method in ("numpy", "mean", "sum", "copy", "astype", "reshape", "squeeze", "item"):
                 return Flow(receiver.origins, receiver.wrt)
             return Flow(receiver.origins)
         if at == 1 and frame is None or at == 1 and frame.depth < _DEPTH:
