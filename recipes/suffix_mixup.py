@@ -35,6 +35,8 @@ CAVEATS:
   backprop are never findings, whatever their names.
 - A gradient whose sources cannot be traced (a parameter of a function
   called from elsewhere, ``*args``) is no evidence: nothing is reported.
+- The gradient factor must be a name (or a subscripted name) to be seen:
+  ``(x_b - base_b) * tf.reduce_mean(grads_a, axis=0)`` is not reported.
 - Inputs that derive from one value (``x_1 = data[:, :4]``,
   ``x_2 = data[:, 4:]``) share their origin: a crossing between them is not
   seen.
