@@ -44,8 +44,9 @@ When the fix is offered: only where the output is provably multi-class.
   functions that build and return it and every branch that assigns it): an
   unsafe fix, and the message gives the width and the line where it is built.
 - Its width is unknown but the code shows classes: a softmax in the code that
-  builds the model, a class index in scope (above), or an ``argmax`` of the
-  model's output in the scope of the gradient: an unsafe fix.
+  builds the model, a class index in scope (above), an ``argmax`` of the
+  gradient's target in its scope or of any call of the same model: an unsafe
+  fix.
 - Otherwise (a loaded model, a parameter nobody here passes): a report without
   a fix that asks whether the output is multi-class.
 - Never a finding when the width is provably 1 (a final ``Dense(1)``: the sum
@@ -371,7 +372,7 @@ def _modify(call_node, capture, filename):
     facts = _output_facts(value, model)
     proven = bool(widths - {None})
     evidence = "" if proven else _classes_shown(value, call_node, model) or (
-        chosen if not index.isdigit() else None)
+        "a class index in scope" if not index.isdigit() else None)
     if evidence is None:
         propose(value, f"tape.gradient of the whole output of `{shown}` ({facts}): if the model has "
                        "several outputs per example (classes), this differentiates their sum, not one "
