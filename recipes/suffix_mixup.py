@@ -188,8 +188,12 @@ def _may_cross_gradients(facts: SourceFacts) -> bool:
 
 
 def _difference(node) -> bool:
-    return isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub) or (
-        isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "subtract")
+    """``a - b``, or a call of something named ``subtract`` (any spelling)."""
+    if isinstance(node, ast.BinOp):
+        return isinstance(node.op, ast.Sub)
+    func = node.func if isinstance(node, ast.Call) else None
+    return isinstance(func, ast.Attribute) and func.attr == "subtract" or isinstance(func, ast.Name) \
+        and func.id == "subtract"
 
 
 RECIPE = Recipe(

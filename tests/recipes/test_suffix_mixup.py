@@ -157,3 +157,15 @@ CASES = [
 @pytest.mark.parametrize("case", params(CASES))
 def test_cases(case):
     check_case(RECIPE, case)
+
+
+def test_a_difference_spelled_with_a_subtract_imported_from_tensorflow():
+    result = run_body("""
+        from tensorflow import subtract
+
+
+        def attributions(tape, score, x_a, x_b):
+            grads_a, grads_b = tape.gradient(score, [x_a, x_b])
+            return tf.multiply(subtract(x_b, 0.0), grads_a)
+        """, RECIPE)
+    assert "tf.multiply(subtract(x_b, 0.0), grads_b)" in result.output
