@@ -1,6 +1,6 @@
 """The ig-attribution variant family (tests/variants/ig_attribution.py):
 every program scored by the engine in this process (no TensorFlow), and a
-fixed-seed sample run by ``verify`` on current TF and on TF 2.3."""
+fixed sample of five run by ``verify`` on current TF and on TF 2.3."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import pytest
 from migrate.engine import Options, transform
 from migrate.notebook import transform_notebook
 from migrate.registry import all_recipes
-from variants import all_programs, families, sample
+from variants import all_programs, families
 
 ROOT = Path(__file__).resolve().parent.parent
 FAMILY = families()["ig-attribution"]
@@ -32,6 +32,11 @@ def _corpus_score():
 
 cs = _corpus_score()
 PROGRAMS = list(all_programs(FAMILY))
+# a fixed sample: a bug of each recipe (an IG path function among them), near-misses, a notebook
+SAMPLE = [p for p in PROGRAMS if p.name in {
+    "scalar_functional_w3_ig_while_argmax", "suffix_underscore_digits_path_function_crossed",
+    "scalar_two_input_w3_selected_ig_range", "suffix_none_smoothgrad_statistic",
+    "scalar_sequential_unknown_silent_ig_linspace"}]
 
 
 def _run(program):
@@ -52,6 +57,7 @@ def _run(program):
 
 
 def test_the_space_is_large_with_a_third_near_misses_and_notebooks():
+    assert len(SAMPLE) == 5 and any(p.suffix == ".ipynb" for p in SAMPLE)
     misses = sum(p.near_miss for p in PROGRAMS)
     assert len(PROGRAMS) >= 250 and misses * 3 >= len(PROGRAMS)
     assert any(p.suffix == ".ipynb" for p in PROGRAMS)
@@ -75,9 +81,6 @@ def test_every_program_scores_at_least_0_97_and_near_misses_stay_byte_identical(
                                                                   score.false_negatives[:3])
         assert score.kind_agree == score.tp, score.kind_mismatches[:3]
     assert not changed
-
-
-SAMPLE = sample(PROGRAMS, 6, seed=24)
 
 
 @pytest.mark.tf
