@@ -126,6 +126,7 @@ from fissix.pgen2 import token
 from migrate.recipe import Recipe, SourceFacts, child_nodes, propose, walk
 from recipes._model import Kind, model_of
 from recipes._model.imports import CONVENTIONAL
+from recipes._numpy_accumulator import scatter
 from migrate.prefilter import GAP
 from recipes._pyast import (
     Declarations, code_lines, code_text, declarations, dotted, first_line, keras_classes,
@@ -144,7 +145,7 @@ from recipes._fissix import (
 # (None: it takes none); the ``_like`` and data ones do not say the shape
 _SHAPED = {"zeros": 1, "empty": 1, "ones": 1, "full": 2}
 _FROM_DATA = {"zeros_like": 1, "empty_like": 1, "ones_like": 1, "full_like": 2,
-              "array": 1, "copy": None}
+              "array": 1, "asarray": 1, "copy": None}
 FACTORIES = tuple(_SHAPED) + tuple(_FROM_DATA)
 _INTEGERS = ("int8", "int16", "int32", "int64", "uint8", "bool")
 _CONVERSIONS = ("convert_to_tensor", "constant", "cast")
@@ -220,6 +221,7 @@ class Buffer:
     fill: object = None              # the value of ``np.full``
     columns: Optional[str] = None    # ``buf[i, cols]``: the selected columns as a tf expression
     in_place: bool = False           # axis > 0 of a ``_like``/``copy`` buffer: a tensor updated per step
+    scatter: Optional[list] = None   # the general form: its writes (_numpy_accumulator.scatter)
 
 
 def _factory_call(value, imports: Imports):
@@ -287,7 +289,7 @@ class Analysis:
     def _buffers(self) -> List[Buffer]:
         found = []
         for name, values in self.bound.items():
-            factory = _factory_call(values[0], self.imports)
+            factory = _factory_call(values[0], self.imports) or self._made_by_a_helper(values[0])
             rebound = values[1:]
             if factory and len(rebound) <= 1 and all(self.converts(v, name) for v in rebound):
                 buffer = _new_buffer(name, values[0].parent, *factory)
@@ -299,6 +301,16 @@ class Analysis:
                         buffer.dtype = _dtype_name(dtype)
                 found.append(buffer)
         return found
+
+    def _made_by_a_helper(self, value):
+        """(``helper``, [], {}) for a call of a function or method of the
+        module that returns a NumPy array (the model's kinds through
+        functions): a buffer made by a helper."""
+        parts = call_parts(value)
+        if not parts or self.imports.numpy_function(parts[0]) is not None:
+            return None
+        kind = self.model.kind_of(value)
+        return ("helper", [], {}) if kind.kind == Kind.NDARRAY and kind.origin is not None else None
 
     def converts(self, value, name: str) -> bool:
         """Is ``value`` ``tf.convert_to_tensor(name, ...)`` / ``tf.constant(name)``
@@ -382,10 +394,16 @@ class Analysis:
         for leaf in name_reads(self.function, name):
             target = leaf.parent
             statement = target.parent if target is not None else None
-            if (target is not None and subscript_parts(target) and statement is not None
+            if (target is not None and _subscripted(target) and statement is not None
                     and statement.type == syms.expr_stmt and statement.children[0] is target):
                 writes.append(statement)
         return writes
+
+
+def _subscripted(target) -> bool:
+    """``buf[...]`` or ``buf[i][j]``: a name then only subscripts."""
+    return target.type == syms.power and is_name(target.children[0]) and all(
+        t.type == syms.trailer and t.children[0].type == token.LSQB for t in target.children[1:])
 
 
 def _methods_of(classdef) -> Set[str]:
@@ -428,54 +446,73 @@ def _examine(buffer: Buffer, analysis: Analysis) -> bool:
     writes = analysis.writes(buffer)
     tensor_writes = [w for w in writes if analysis.is_tensor(w.children[-1])]
     if not tensor_writes or buffer.dtype in _INTEGERS \
+            or not _may_run_on_a_tape(tensor_writes[0], analysis.model) \
             or _after_the_tape(tensor_writes[0], analysis.model) \
             or _sampled(tensor_writes[0].children[-1], analysis.model):
-        return False  # token ids, counts, draws, values logged after the tape: no gradient wanted
+        return False  # preprocessing, token ids, counts, draws, values logged after the tape
     buffer.write = tensor_writes[0]
+    if not _for_a_tensor_array(buffer, analysis, writes):
+        reads = name_reads(analysis.function, buffer.name)
+        buffer.problem = scatter.why_not(buffer, scatter.writes_of(buffer, reads), reads, analysis)
+        buffer.bound = None
+    return True
+
+
+def _may_run_on_a_tape(node, model) -> bool:
+    """Is ``node`` in a gradient context of the module, or in a module with
+    none (its functions are called from elsewhere, maybe on a tape)? Code
+    beside the module's contexts and outside them is preprocessing."""
+    return model.in_gradient_context(node) or not (model.contexts.functions or model.tapes)
+
+
+def _for_a_tensor_array(buffer: Buffer, analysis: Analysis, writes) -> bool:
+    """Can ``buffer`` become a ``tf.TensorArray`` (one write, by the
+    counter of the loop it sits in)? Fills in its loop and reads; else
+    ``buffer.problem`` says why not."""
     if buffer.problem:
-        return True
+        return False
     if len(writes) > 1:
         buffer.problem = "the buffer is written by more than one statement"
-        return True
+        return False
     write = buffer.write
     if len(write.children) != 3 or write.children[1].type != token.EQUAL \
-            or not is_sole_statement_on_line(write):
+            or not is_sole_statement_on_line(write) or subscript_parts(write.children[0]) is None:
         buffer.problem = "the write is not a plain `buf[...] = value` statement"
-        return True
+        return False
     _, index = subscript_parts(write.children[0])
     pair = _pair_loops(write, index)
     loop = pair and (pair[0], 0) or _index_loop(write, index)
     if loop is None:
         buffer.problem = "the write is not directly in a `for i in range(...)` loop over one index"
-        return True
+        return False
     buffer.loop, buffer.axis = loop
     if pair:
         buffer.inner = pair[1]
         buffer.problem = _why_not_a_pair(buffer, index, analysis)
         if buffer.problem:
-            return True
+            return False
     elif any(not is_full_slice(c) for i, c in enumerate(index) if i != buffer.axis):
         buffer.problem = _why_not_columns(buffer, index, analysis)
         if buffer.problem:
-            return True
+            return False
     creation_stmt = statement_of(buffer.creation)
     if buffer.loop.parent is not creation_stmt.parent or start(buffer.loop) < start(creation_stmt):
         buffer.problem = "the filling loop is not in the block that creates the buffer"
-        return True
+        return False
     if buffer.axis and buffer.dims is None:
         buffer.problem = _why_not_in_place(buffer, analysis)
         if buffer.problem:
-            return True
+            return False
         buffer.in_place = True
     if buffer.dims is not None and buffer.axis >= len(buffer.dims):
         buffer.problem = "the index has more components than the buffer has axes"
-        return True
+        return False
     _classify_reads(buffer, analysis)
     if buffer.problem is None:
         buffer.bound = _tensor_bound(buffer.loop, analysis)
         if buffer.bound is not None:
             buffer.problem = _why_not_liftable(buffer.loop, analysis)
-    return True
+    return buffer.problem is None
 
 
 def _why_not_columns(buffer: Buffer, index, analysis: Analysis) -> Optional[str]:
@@ -588,8 +625,8 @@ def _index_loop(write, index):
     if loop is None or loop.type != syms.for_stmt or not is_name(loop.children[1]):
         return None
     iterable = call_parts(loop.children[3])
-    if not iterable or iterable[0] != "range":
-        return None
+    if not iterable or iterable[0] != "range" or not scatter.counts_up_from_zero(loop.children[3]):
+        return None  # a negative index counts from the end in NumPy, fails in a TensorArray
     variable = loop.children[1].value
     axes = [i for i, c in enumerate(index) if is_name(c, variable)]
     return (loop, axes[0]) if len(axes) == 1 else None
@@ -942,8 +979,10 @@ def _lift_tensor_bound_loops(fixes: List[Buffer], tf: str) -> None:
 
 def _message(buffer: Buffer) -> str:
     target = source(buffer.write.children[0])
+    fix = ("make the buffer a tensor and write its slots with tf.tensor_scatter_nd_update"
+           if buffer.scatter is not None else "use tf.TensorArray")
     text = (f"`{target} = <tensor>` copies the tensor into a NumPy array: the tape stops "
-            f"there and gradients come back None (model.fit raises); use tf.TensorArray")
+            f"there and gradients come back None (model.fit raises); {fix}")
     return f"{text} ({buffer.problem})" if buffer.problem else text
 
 
@@ -1116,8 +1155,8 @@ def _fix_numpy_on_tensors(analysis: Analysis) -> bool:
         f" (`{call_parts(call)[0]}` has no tf.* equivalent this recipe knows)"))
 
 
-# `buf[...] = value`: the write where the tensor is copied into NumPy
-PATTERN = "expr_stmt< power< NAME trailer< '[' any ']' > > any* >"
+# `buf[...] = value` (`buf[i][j] = `, `+=`): the write where the tensor is copied into NumPy
+PATTERN = "expr_stmt< power< NAME trailer< '[' any ']' > trailer< '[' any ']' >* > any* >"
 # `def ...`: a function where NumPy may compute on tensors or on a list of
 # them (in a gradient context); no write selects those forms
 FUNCTION = "funcdef< 'def' NAME parameters any* >"
@@ -1174,14 +1213,18 @@ def _rewrite_function(function, module: _Module) -> None:
                    key=lambda b: start(b.write))
     fixes = [b for b in found
              if propose(b.write, _message(b), fixable=b.problem is None)]
+    arrays = [b for b in fixes if b.scatter is None]
     for buffer in fixes:
-        _rewrite(buffer, analysis, tf or "tf")
-    for buffer in reversed(fixes):  # each insert goes right after its loop
+        if buffer.scatter is None:
+            _rewrite(buffer, analysis, tf or "tf")
+        else:
+            scatter.rewrite(buffer, analysis)
+    for buffer in reversed(arrays):  # each insert goes right after its loop
         _stack_after_loop(buffer, tf or "tf")
     for buffer in fixes:
         if buffer.conversion is not None:
             _merge_conversion(buffer, tf or "tf")
-    _lift_tensor_bound_loops(fixes, tf or "tf")
+    _lift_tensor_bound_loops(arrays, tf or "tf")
     rewritten = bool(fixes)
     calls = _numpy_calls_of(function, module.imports) if rewritten else analysis.numpy_calls()
     if calls:  # else neither finds a call: spare their analyses
@@ -1208,8 +1251,8 @@ def _numpy_calls_of(function, imports: Imports) -> List[Tuple[object, tuple, str
     return found
 
 
-# `...] = ` (not `==`), possibly across a line continuation: a subscript assignment
-_SUBSCRIPT_ASSIGNMENT = re.compile(r"\](?:[ \t]|\\\r?\n)*=(?!=)")
+# `...] = ` (not `==`) or `...] += `, possibly across a line continuation: a subscript assignment
+_SUBSCRIPT_ASSIGNMENT = re.compile(r"\](?:[ \t]|\\\r?\n)*(?:[-+*/%@&|^]|//|\*\*|>>|<<)?=(?!=)")
 
 
 # a NumPy call (with arguments) of one of the names ``{heads}``: ``np.f(``, a

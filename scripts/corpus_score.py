@@ -290,8 +290,10 @@ class VerifiedFix:
     after_failures: List[str]
 
 
-def verify_safe_fixes(findings: Sequence[Finding], timeout: float) -> List[VerifiedFix]:
-    """Run before/after of each safe fix in one ``migrate verify`` call."""
+def verify_safe_fixes(findings: Sequence[Finding], timeout: float,
+                      runtime: Sequence[str] = ()) -> List[VerifiedFix]:
+    """Run before/after of each safe fix in one ``migrate verify`` call
+    (``runtime``: verify's ``--tf 2.3`` / ``--keras 3`` options)."""
     safe = [f for f in findings if f.kind == "safe" and f.edits]
     if not safe:
         return []
@@ -308,14 +310,15 @@ def verify_safe_fixes(findings: Sequence[Finding], timeout: float) -> List[Verif
                 target.write_text(text, encoding="utf-8")
                 pair.append(target)
             pairs.append(pair)
-        report = _run_verify([p for pair in pairs for p in pair], timeout)
+        report = _run_verify([p for pair in pairs for p in pair], timeout, runtime)
         return [_verified(finding, report.get(str(before)), report.get(str(after)))
                 for finding, (before, after) in zip(safe, pairs)]
 
 
-def _run_verify(paths: Sequence[Path], timeout: float) -> Dict[str, dict]:
+def _run_verify(paths: Sequence[Path], timeout: float, runtime: Sequence[str] = ()) -> Dict[str, dict]:
     """verify's JSON report per program, by resolved path."""
-    command = [sys.executable, "-m", "migrate", "verify", "--format", "json", "--timeout", str(timeout)]
+    command = [sys.executable, "-m", "migrate", "verify", "--format", "json", "--timeout", str(timeout),
+               *runtime]
     done = subprocess.run(command + [str(p) for p in paths], capture_output=True, text=True,
                           env=_child_env(), cwd=ROOT)
     try:
@@ -407,7 +410,7 @@ def render(result: dict) -> str:
 
 
 def score(root: Path, recipes: Sequence[str] = (), sidecar: Optional[Path] = None, verify: bool = False,
-          target_index: Optional[int] = None, timeout: float = 60.0) -> dict:
+          target_index: Optional[int] = None, timeout: float = 60.0, runtime: Sequence[str] = ()) -> dict:
     """Everything ``main`` prints, as a dict (the ``--json`` document)."""
     if not root.exists():
         raise CorpusError(f"{root}: no such file or directory")
@@ -415,7 +418,7 @@ def score(root: Path, recipes: Sequence[str] = (), sidecar: Optional[Path] = Non
     labels = corpus_labels(files, sidecar, root)
     findings, errors = run_check(files, recipes, target_index) if files else ([], [])
     scores = match(labels, findings, recipes)
-    verified = verify_safe_fixes(findings, timeout) if verify else None
+    verified = verify_safe_fixes(findings, timeout, runtime) if verify else None
     return summary(scores, verified, len(files), len(labels), len(findings), errors)
 
 
@@ -429,10 +432,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--target-index", type=int, help="passed to check (scalar-target)")
     parser.add_argument("--timeout", type=float, default=60.0, help="verify: seconds per program")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    parser.add_argument("--tf", help="verify: run on this TensorFlow (`2.3`: the cached TF 2.3 env)")
+    parser.add_argument("--keras", help="verify: run on this Keras (`3`)")
     args = parser.parse_args(argv)
+    runtime = [*(["--tf", args.tf] if args.tf else []), *(["--keras", args.keras] if args.keras else [])]
     recipes = [r.strip() for r in args.recipes.split(",") if r.strip()]
     try:
-        result = score(args.corpus, recipes, args.labels, args.verify, args.target_index, args.timeout)
+        result = score(args.corpus, recipes, args.labels, args.verify, args.target_index, args.timeout, runtime)
     except (CorpusError, RuntimeError, OSError) as err:
         print(f"corpus_score: {err}", file=sys.stderr)
         return 2

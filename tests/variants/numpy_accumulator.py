@@ -235,7 +235,9 @@ def functional():
 
 
 def build():
-    return {model}, pooled_mse
+    model = {model}
+    model.compile(optimizer="sgd", loss=pooled_mse)
+    return model, pooled_mse
 '''
     else:  # train_step
         code = f'''
