@@ -1270,12 +1270,13 @@ _KERAS_METHOD = re.compile(rf"{standalone('def', after_dot=True)}{GAP}+(?:call|t
 _TENSOR_MODULES = ("tensorflow", "keras", "tf_keras")
 _WORD = re.compile(r"\w+")
 _FUNCTION_CALL = re.compile(rf"function{GAP}*\(")
+_COMPILE_CALL = re.compile(rf"\.{GAP}*compile{GAP}*\(")
 # what makes a tensor besides a TensorFlow or Keras name: a `self.<layer>(...)` call, a model's weights
 _SELF_CALL_OR_WEIGHTS = re.compile(rf"{standalone('self')}{GAP}*\.{GAP}*\w+{GAP}*\(|\.{GAP}*(?:"
                                    + "|".join(_MODEL_WEIGHTS) + r")(?!\w)")
 
 
-def _may_fill_a_numpy_buffer(facts: SourceFacts) -> List[ast.AST]:
+def _may_fill_a_numpy_buffer(facts: SourceFacts):
     """Precheck: the file imports NumPy or reads a presumed ``np``
     (Imports.numpy_function), something in it can make a tensor
     (Analysis.is_tensor and the model's kinds: a ``self.<layer>(...)``
@@ -1314,17 +1315,29 @@ def _may_fill_a_numpy_buffer(facts: SourceFacts) -> List[ast.AST]:
                 factories.add(at)
     found = []
     if factories:
+        helpers = _helpers(facts, [line for line, function in calls if function in FACTORIES])
         filled = {line_of(facts, match.start()) for match in _SUBSCRIPT_ASSIGNMENT.finditer(text)}
         imports = Imports.of(table)
-        found = [functions[at][2] for at in sorted(factories)
-                 if any(functions[at][0] <= line <= functions[at][1] for line in filled)
-                 and _fills_a_buffer(functions[at][2], imports, spelled_as_in_ast(facts))]
+        found = [function for first, last, function in functions
+                 if any(first <= line <= last for line in filled)
+                 and _fills_a_buffer(function, imports, spelled_as_in_ast(facts), helpers)]
+    starts = _may_run_in_a_context(facts)
+    if found and not starts:
+        return True  # no gradient context anywhere: the model must see the whole file to know it
+    found = [node for node in found if bisect_right(starts, node.end_lineno) > bisect_left(starts, first_line(node))]
     calling = [node for node in calling.values() if node not in found]
     if calling:
-        starts = _may_run_in_a_context(facts)
         found += [node for node in calling
                   if bisect_right(starts, node.end_lineno) > bisect_left(starts, first_line(node))]
     return found
+
+
+def _helpers(facts: SourceFacts, lines: List[int]) -> Set[str]:
+    """Names of the functions and methods whose text holds a NumPy factory
+    call at one of ``lines``: a call of one may make a buffer (the model's
+    kinds through functions)."""
+    return {s.node.name for s in statements(facts, ast.FunctionDef, ast.AsyncFunctionDef)
+            if any(first_line(s.node) <= line <= s.node.end_lineno for line in lines)}
 
 
 def _numpy_calls(facts: SourceFacts, table: Declarations) -> List[tuple]:
@@ -1340,7 +1353,7 @@ def _numpy_calls(facts: SourceFacts, table: Declarations) -> List[tuple]:
             for match in pattern.finditer(code_text(facts))]
 
 
-def _fills_a_buffer(function: ast.AST, imports: Imports, same_names: bool) -> bool:
+def _fills_a_buffer(function: ast.AST, imports: Imports, same_names: bool, helpers: Set[str]) -> bool:
     """Does ``function`` or a function nested in it hold a buffer
     (Analysis._buffers: a name whose first ``name = value`` in that scope is
     a NumPy factory, without an integer ``dtype`` when the ``ast``'s names
@@ -1378,8 +1391,10 @@ def _fills_a_buffer(function: ast.AST, imports: Imports, same_names: bool) -> bo
             first, *rebound = [value for _, value in sorted(found, key=lambda pair: pair[0])]
             if name in filled.get(scope, ()) and isinstance(first, ast.Call) and len(rebound) <= 1 \
                     and all(_may_convert(value, name) for value in rebound):
-                factory = imports.numpy_function(dotted(first.func) or "")
-                if factory in FACTORIES and not (same_names and _factory_dtype(first, factory) in _INTEGERS):
+                callee = dotted(first.func) or ""
+                factory = imports.numpy_function(callee)
+                if factory in FACTORIES and not (same_names and _factory_dtype(first, factory) in _INTEGERS) \
+                        or callee.rpartition(".")[2] in helpers and callee.count(".") <= 1:
                     return True
     return False
 
@@ -1418,8 +1433,9 @@ def _may_run_in_a_context(facts: SourceFacts) -> List[int]:
     a gradient context (a superset of the model's Contexts): ``call``,
     ``train_step`` and ``test_step`` of a class that may derive from Keras,
     functions decorated with or passed to what may be ``tf.function``, and,
-    by name, every function named in the text of a tape or of any of
-    those (nested functions lie in that text)."""
+    by name, every function named in the text of a tape, of a
+    ``.compile(...)`` call (its loss and metrics) or of any of those
+    (nested functions lie in that text)."""
     qualified = names(facts).qualified
     keras = keras_classes(facts)
     by_name: Dict[str, list] = {}
@@ -1439,6 +1455,11 @@ def _may_run_in_a_context(facts: SourceFacts) -> List[int]:
             if isinstance(call, ast.Call) and (dotted(call.func) or "").endswith("function") \
                     and "tensorflow.function" in qualified(dotted(call.func)):
                 named += [(arg.lineno, arg.end_lineno) for arg in call.args[:1]]
+    compiling = {line_of(facts, match.start()) for match in _COMPILE_CALL.finditer(code_text(facts))}
+    for statement in {id(node): node for line in compiling for node in statements_at(facts, line)}.values():
+        for call in walk(statement):  # `model.compile(loss=fn)`: the model's Contexts._handed_to_compile
+            if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "compile":
+                named.append((call.lineno, call.end_lineno))
     lines = code_lines(facts)
     seen: Set[int] = set()
     while pending or named:
