@@ -20,12 +20,11 @@ from typing import List, Optional
 
 from fissix.pgen2 import token
 
-from recipes._fissix import call_parts, is_full_slice, is_name, literal_elements, parse_expression, source, syms
+from recipes._fissix import call_parts, contains, is_full_slice, is_name, literal_elements, parse_expression, source, syms
+from recipes._numpy_accumulator.buffers import _TENSOR_ATTRIBUTES, _dimension
 
 # augmented operators -> how the new slot value is made (None: scatter-add)
 _OPERATORS = {"=": "update", "+=": "add", "-=": "sub", "*=": "*", "/=": "/"}
-# NumPy attributes a tensor also has
-_TENSOR_ATTRIBUTES = ("shape", "dtype", "ndim")
 # NumPy factory -> the TensorFlow call making the same start from a shape
 _SHAPED = {"zeros": "zeros", "empty": "zeros", "ones": "ones"}
 _LIKE = {"zeros_like": "zeros_like", "empty_like": "zeros_like", "ones_like": "ones_like"}
@@ -107,7 +106,7 @@ def _written_later(leaf, writes: List[Write]) -> bool:
             return True
         loop = _loop_of(write.statement)
         while loop is not None:
-            if _contains(loop, leaf):
+            if contains(loop, leaf):
                 return True
             loop = _loop_of(loop)
     return False
@@ -118,14 +117,6 @@ def _loop_of(node):
     while node is not None and node.type not in (syms.for_stmt, syms.while_stmt, syms.funcdef):
         node = node.parent
     return node if node is not None and node.type != syms.funcdef else None
-
-
-def _contains(outer, node) -> bool:
-    while node is not None:
-        if node is outer:
-            return True
-        node = node.parent
-    return False
 
 
 def _statement(node):
@@ -257,7 +248,6 @@ def _start(buffer, analysis) -> Optional[str]:
             return None
         items = literal_elements(shape)
         if items is not None:
-            from recipes.numpy_accumulator import _dimension
             dims = "[" + ", ".join(_dimension(source(i), analysis, tf) for i in items) + "]"
         elif shape.type == token.NUMBER or is_name(shape):
             dims = f"[{source(shape)}]" if shape.type == token.NUMBER else source(shape)
