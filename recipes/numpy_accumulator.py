@@ -142,7 +142,7 @@ def _examine(buffer: Buffer, analysis: Analysis) -> bool:
             or _sampled(tensor_writes[0].children[-1], analysis.model):
         return False  # preprocessing, token ids, counts, draws, values logged after the tape
     buffer.write = tensor_writes[0]
-    if not _for_a_tensor_array(buffer, analysis, writes):
+    if analysis.imports.keras_ops or not _for_a_tensor_array(buffer, analysis, writes):
         reads = name_reads(analysis.function, buffer.name)
         buffer.problem = scatter.why_not(buffer, scatter.writes_of(buffer, reads), reads, analysis)
         buffer.bound = None
@@ -176,9 +176,10 @@ def _sampled(value, model) -> bool:
                for node in value.pre_order())
 
 
-def _message(buffer: Buffer) -> str:
+def _message(buffer: Buffer, keras_ops: Optional[str]) -> str:
     target = source(buffer.write.children[0])
-    fix = ("make the buffer a tensor and write its slots with tf.tensor_scatter_nd_update"
+    scatter_call = f"{keras_ops}.scatter_update" if keras_ops else "tf.tensor_scatter_nd_update"
+    fix = (f"make the buffer a tensor and write its slots with {scatter_call}"
            if buffer.scatter is not None else "use tf.TensorArray")
     text = (f"`{target} = <tensor>` copies the tensor into a NumPy array: the tape stops "
             f"there and gradients come back None (model.fit raises); {fix}")
@@ -206,7 +207,7 @@ class _Module:
     @classmethod
     def of(cls, root) -> "_Module":
         model = model_of(root)
-        imports = Imports.of_model(model)
+        imports = Imports.of_model(model, root)
         return cls(imports, "tf" if "tf" in imports.tensorflow else min(imports.tensorflow, default=None),
                    tapes=[tape.statement for tape in model.tapes])
 
@@ -244,7 +245,7 @@ def _rewrite_function(function, module: _Module) -> None:
     found = sorted((b for b in analysis.buffers if _examine(b, analysis)),
                    key=lambda b: start(b.write))
     fixes = [b for b in found
-             if propose(b.write, _message(b), fixable=b.problem is None)]
+             if propose(b.write, _message(b, analysis.imports.keras_ops), fixable=b.problem is None)]
     arrays = [b for b in fixes if b.scatter is None]
     for buffer in fixes:
         if buffer.scatter is None:
@@ -265,7 +266,7 @@ def _rewrite_function(function, module: _Module) -> None:
         converted = _fix_list_conversions(analysis)
         analysis = Analysis(function, module.imports) if converted else analysis
         rewritten = _fix_numpy_on_tensors(analysis) or converted or rewritten
-    if rewritten and tf is None:
+    if rewritten and tf is None and module.imports.keras_ops is None:
         add_import(find_root(function), "import tensorflow as tf")
         module.tf = "tf"
 

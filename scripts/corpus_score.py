@@ -325,7 +325,11 @@ def _run_verify(paths: Sequence[Path], timeout: float, runtime: Sequence[str] = 
         document = json.loads(done.stdout)
     except ValueError:
         raise RuntimeError(f"migrate verify gave no JSON (exit {done.returncode}): {done.stderr.strip()[-400:]}")
-    return {str(Path(p["path"]).resolve()): p for p in document.get("programs", [])}
+    # `--keras 3` also runs current TF + tf-keras: judge the runtime asked for
+    options = dict(zip(runtime[::2], runtime[1::2]))
+    wanted = "keras3" if options.get("--keras") == "3" else options.get("--tf", "current")
+    return {str(Path(p["path"]).resolve()): p for p in document.get("programs", [])
+            if p.get("runtime", wanted) == wanted}
 
 
 def _verified(finding: Finding, before: Optional[dict], after: Optional[dict]) -> VerifiedFix:

@@ -59,12 +59,16 @@ class Imports:
     module_of: Callable[[str], Optional[str]]
     numpy: bool
     tensorflow: Set[str]
+    keras_ops: Optional[str] = None  # ``keras.ops`` / ``ops`` in Keras 3 code that does not import TensorFlow
 
     @classmethod
-    def of_model(cls, model) -> "Imports":
+    def of_model(cls, model, root) -> "Imports":
         """From the semantic model of the fissix tree (every spelling, presumed aliases)."""
-        return cls(model.imports.module_of, model.imports.uses("numpy"),
-                   model.imports.aliases("tensorflow"))
+        ops = None
+        if _imports_keras_3_only(root):
+            keras = sorted(model.imports.aliases("keras"))
+            ops = "ops" if model.imports.module_of("ops") == "keras.ops" else f"{keras[0]}.ops" if keras else None
+        return cls(model.imports.module_of, model.imports.uses("numpy"), model.imports.aliases("tensorflow"), ops)
 
     @classmethod
     def of(cls, table: Declarations) -> "Imports":
@@ -90,6 +94,20 @@ class Imports:
 
     def is_tensorflow_call(self, callee: str) -> bool:
         return (self.module_of(callee.split(".")[0]) or "").split(".")[0] == "tensorflow"
+
+
+def _imports_keras_3_only(root) -> bool:
+    """Does the file import ``keras`` itself and nothing from ``tensorflow`` or
+    ``tf_keras`` (the model's canonical names say ``keras`` for all three)?"""
+    roots = set()
+    for node in root.pre_order():
+        if node.type == syms.import_name:
+            names = node.children[1]
+            items = names.children if names.type == syms.dotted_as_names else [names]
+            roots.update(next(item.leaves()).value for item in items if item.type != token.COMMA)
+        elif node.type == syms.import_from:
+            roots.add(next(node.children[1].leaves()).value)
+    return "keras" in roots and not roots & {"tensorflow", "tf_keras"}
 
 
 @dataclass

@@ -70,11 +70,11 @@ def _list_conversion_fix(call, analysis: Analysis) -> Optional[str]:
         return None
     axis = keywords.get("axis", positional[1] if len(positional) > 1 else None)
     axis_text = source(axis).strip() if axis is not None else "0"
-    tf = analysis.tf
+    p = analysis.imports.keras_ops or analysis.tf
     items = source(positional[0]).strip()
     if function == "concatenate":
-        return f"{tf}.concat({items}, axis={axis_text})"
-    return f"{tf}.stack({items}" + (f", axis={axis_text})" if axis is not None else ")")
+        return f"{p}.{'concatenate' if analysis.imports.keras_ops else 'concat'}({items}, axis={axis_text})"
+    return f"{p}.stack({items}" + (f", axis={axis_text})" if axis is not None else ")")
 
 
 def _fix_list_conversions(analysis: Analysis) -> bool:
@@ -155,19 +155,20 @@ def _numpy_on_tensor_fix(call, analysis: Analysis) -> Optional[str]:
     callee, positional, keywords = call_parts(call)
     function = analysis.imports.numpy_function(callee)
     tensor = source(_tensor_under_numpy(positional[0], analysis)).strip()
-    tf = analysis.tf
+    ops = analysis.imports.keras_ops  # keras.ops names these functions like NumPy
+    p = ops or analysis.tf
     if function in ("array", "asarray"):
         dtype = keywords.get("dtype", positional[1] if len(positional) > 1 else None)
         name = _dtype_name(dtype) if dtype is not None else None
         if set(keywords) - {"dtype"} or len(positional) > 2 or name == "?":
             return None
-        return f"{tf}.cast({tensor}, {tf}.{name})" if name else tensor
+        return (f'{p}.cast({tensor}, "{name}")' if ops else f"{p}.cast({tensor}, {p}.{name})") if name else tensor
     if function not in _NUMPY_TO_TF or set(keywords) - {"axis", "keepdims"} or len(positional) > 2:
         return None
     if len(positional) == 2:
         keywords = dict(keywords, axis=positional[1])
     arguments = "".join(f", {k}={source(v).strip()}" for k, v in keywords.items())
-    return f"{tf}.{_NUMPY_TO_TF[function]}({tensor}{arguments})"
+    return f"{p}.{function if ops else _NUMPY_TO_TF[function]}({tensor}{arguments})"
 
 
 def _fix_numpy_on_tensors(analysis: Analysis) -> bool:

@@ -89,6 +89,8 @@ def why_not(buffer, writes: Optional[List[Write]], reads, analysis) -> Optional[
         problem = _why_not_index(write.index, write.statement)
         if problem:
             return problem
+        if analysis.imports.keras_ops and not buffer.dims and _kinds(write.index)[0] == "all":
+            return "a column of a buffer whose rank the source does not say, in keras.ops code"
     buffer.scatter = writes
     return None
 
@@ -237,10 +239,38 @@ def _a_while_counter(name: str, loop) -> bool:
                                 and v.value != "0") for op, v in values) and any(op == "=" for op, _ in values)
 
 
+class Spelling:
+    """How generated code names its operations: TensorFlow's (``tf.zeros``,
+    ``tf.tensor_scatter_nd_update``), or, in Keras 3 code written against
+    ``keras.ops`` (which may run on JAX or PyTorch), the backend-neutral
+    ``keras.ops`` (``ops.zeros``, ``ops.scatter_update``): no new TensorFlow import."""
+
+    def __init__(self, analysis):
+        self.keras = analysis.imports.keras_ops is not None
+        self.p = analysis.imports.keras_ops or analysis.tf
+
+    def dtype(self, name: str) -> str:
+        return f'"{name}"' if self.keras else f"{self.p}.{name}"
+
+    def fill(self, dims: str, value: str, dtype: str) -> str:
+        if self.keras:
+            return f"{self.p}.full({dims}, {value}, dtype={dtype})"
+        return f"{self.p}.fill({dims}, {self.p}.cast({value}, {dtype}))"
+
+    def scatter(self, name: str, indices: str, updates: str, add: bool) -> str:
+        if not self.keras:
+            return f"{self.p}.tensor_scatter_nd_{'add' if add else 'update'}({name}, {indices}, {updates})"
+        return f"{self.p}.scatter_update({name}, {indices}, {updates})"  # add: the caller adds the slot
+
+    def range(self, low: str, high: str) -> str:
+        return f"{self.p}.{'arange' if self.keras else 'range'}({low}, {high})"
+
+
 def _start(buffer, analysis) -> Optional[str]:
-    """The TensorFlow expression of the buffer before any write, or None."""
-    tf = analysis.tf
-    dtype = f"{tf}.{buffer.dtype or 'float32'}"
+    """The tensor expression of the buffer before any write, or None."""
+    spell = Spelling(analysis)
+    p = spell.p
+    dtype = spell.dtype(buffer.dtype or "float32")
     _, positional, keywords = call_parts(buffer.creation.children[-1]) or (None, [], {})
     if buffer.factory in _SHAPED or buffer.factory == "full":
         shape = keywords.get("shape", positional[0] if positional else None)
@@ -248,64 +278,64 @@ def _start(buffer, analysis) -> Optional[str]:
             return None
         items = literal_elements(shape)
         if items is not None:
-            dims = "[" + ", ".join(_dimension(source(i), analysis, tf) for i in items) + "]"
+            dims = "[" + ", ".join(_dimension(source(i), analysis, p) for i in items) + "]"
         elif shape.type == token.NUMBER or is_name(shape):
             dims = f"[{source(shape)}]" if shape.type == token.NUMBER else source(shape)
         else:
             return None
         if buffer.factory == "full":
-            return f"{tf}.fill({dims}, {tf}.cast({source(buffer.fill)}, {dtype}))" if buffer.fill else None
-        return f"{tf}.{_SHAPED[buffer.factory]}({dims}, {dtype})"
+            return spell.fill(dims, source(buffer.fill), dtype) if buffer.fill else None
+        return f"{p}.{_SHAPED[buffer.factory]}({dims}, {dtype})"
     data = source(buffer.data) if buffer.data is not None else None
     if buffer.factory in _LIKE and data:
         extra = f", dtype={dtype}" if buffer.dtype else ""
-        return f"{tf}.{_LIKE[buffer.factory]}({data}{extra})"
+        return f"{p}.{_LIKE[buffer.factory]}({data}{extra})"
     if buffer.factory == "full_like" and data and len(positional) > 1:
-        like = f"{tf}.ones_like({data}" + (f", dtype={dtype})" if buffer.dtype else ")")
+        like = f"{p}.ones_like({data}" + (f", dtype={dtype})" if buffer.dtype else ")")
         return f"{like} * {source(positional[1])}"
     if buffer.factory in ("array", "asarray", "copy") and data:
-        return f"{tf}.cast({data}, {dtype})"
+        return f"{p}.cast({data}, {dtype})"
     if buffer.factory == "helper":
-        return f"{tf}.cast({source(buffer.creation.children[-1])}, {dtype})"
+        return f"{p}.cast({source(buffer.creation.children[-1])}, {dtype})"
     return None
 
 
 def rewrite(buffer, analysis) -> None:
     """Make the buffer a tensor and each write a scatter into it."""
-    tf, name = analysis.tf, buffer.name
+    spell = Spelling(analysis)
     for write in buffer.scatter:
-        write.statement.replace(_scatter(write, name, tf, len(buffer.dims) if buffer.dims else None))
+        write.statement.replace(_scatter(write, buffer.name, spell, len(buffer.dims) if buffer.dims else None))
     start = parse_expression(_start(buffer, analysis))
     old = buffer.creation.children[-1]
     start.prefix = old.prefix
     old.replace(start)
 
 
-def _scatter(write: Write, name: str, tf: str, rank: Optional[int]):
+def _scatter(write: Write, name: str, spell: Spelling, rank: Optional[int]):
+    p = spell.p
     kinds = _kinds(write.index)
     while kinds and kinds[-1] == "all":
         kinds.pop()
     index = write.index[:len(kinds)]
     read = f"{name}[{', '.join(source(c) for c in index)}]"
-    value = f"{tf}.cast({source(write.value)}, {name}.dtype)"
+    value = f"{p}.cast({source(write.value)}, {name}.dtype)"
     if write.value.type in (token.NUMBER, syms.factor):
-        value = f"{tf}.broadcast_to({value}, {tf}.shape({read}))"  # NumPy broadcasts a number
+        value = f"{p}.broadcast_to({value}, {p}.shape({read}))"  # NumPy broadcasts a number
     else:
-        value = f"{tf}.reshape({value}, {tf}.shape({read}))"  # NumPy drops leading 1s
-    function = "tensor_scatter_nd_update"
-    if write.operator in ("+=", "-="):
-        function = "tensor_scatter_nd_add"
+        value = f"{p}.reshape({value}, {p}.shape({read}))"  # NumPy drops leading 1s
+    add = write.operator in ("+=", "-=") and not spell.keras
+    if add:
         value = value if write.operator == "+=" else f"-{value}"
-    elif write.operator in ("*=", "/="):
+    elif write.operator != "=":
         value = f"{read} {write.operator[0]} {value}"
     if kinds == ["range"]:
         low, _, high = write.index[0].children
-        text = f"{tf}.{function}({name}, {tf}.range({source(low)}, {source(high)})[:, None], {value})"
+        text = spell.scatter(name, f"{spell.range(source(low), source(high))}[:, None]", value, add)
         return _statement_like(write, f"{name} = {text}")
     scalars = [source(c) for c, k in zip(index, kinds) if k == "scalar"]
     leading = [i for i, k in enumerate(kinds) if k == "scalar"]
     if leading == list(range(len(leading))):
-        text = f"{tf}.{function}({name}, [[{', '.join(scalars)}]], [{value}])"
+        text = spell.scatter(name, f"[[{', '.join(scalars)}]]", f"[{value}]", add)
         return _statement_like(write, f"{name} = {text}")
     # a `:` before an index (a column): move the indexed axes first, scatter, move them back
     order = leading + [i for i, k in enumerate(kinds) if k != "scalar"]
@@ -313,12 +343,11 @@ def _scatter(write: Write, name: str, tf: str, rank: Optional[int]):
     n = len(order)
     if rank is not None:  # the shape is known: the permutations too
         perm, inverse = order + list(range(n, rank)), back + list(range(n, rank))
-    else:
-        perm = f"{tf}.concat([{order}, {tf}.range({n}, {tf}.rank({name}))], 0)"
-        inverse = f"{tf}.concat([{back}, {tf}.range({n}, {tf}.rank({name}))], 0)"
-    text = (f"{tf}.transpose({tf}.{function}({tf}.transpose({name}, {perm}), [[{', '.join(scalars)}]], "
-            f"[{value}]), {inverse})")
-    return _statement_like(write, f"{name} = {text}")
+    else:  # why_not: never in keras.ops code
+        perm = f"{p}.concat([{order}, {p}.range({n}, {p}.rank({name}))], 0)"
+        inverse = f"{p}.concat([{back}, {p}.range({n}, {p}.rank({name}))], 0)"
+    moved = spell.scatter(f"{p}.transpose({name}, {perm})", f"[[{', '.join(scalars)}]]", f"[{value}]", add)
+    return _statement_like(write, f"{name} = {p}.transpose({moved}, {inverse})")
 
 
 def _statement_like(write: Write, text: str):

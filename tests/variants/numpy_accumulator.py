@@ -34,6 +34,9 @@ CONSTRUCTORS = ("zeros", "empty", "ones", "full", "zeros_like", "empty_like", "o
 CONTEXTS = ("model_call", "layer_call", "helper", "tf_function", "loss", "train_step")
 DTYPES = ("default", "float32", "float32_string", "float64")
 IMPORTS = ("np", "numpy", "onp", "from")
+# Keras 3 code written against keras.ops (no TensorFlow import): its own programs
+KERAS3_LOOPS = ("range", "enumerate", "zip", "while", "nested", "none")
+KERAS3_CONSTRUCTORS = ("zeros", "ones", "full", "helper_function", "array", "copy")
 NEAR_MISSES = ("constant_mask", "numpy_weights", "tensorarray_mask", "numpy_features",
                "preprocessing", "after_tape", "metric_history", "integer_ids")
 
@@ -45,7 +48,7 @@ DIMENSIONS = {
                               "helper (subclassed)", "tf_function (subclassed)",
                               "loss (Sequential, functional)", "train_step (train_step)"),
     "dtype": DTYPES,
-    "import": IMPORTS,
+    "import": IMPORTS + ("keras3 (keras.ops, no TensorFlow)",),
     "near-miss": NEAR_MISSES,
 }
 
@@ -478,6 +481,49 @@ if __name__ == "__main__":
 '''
 
 
+# tf.* spellings -> Keras 3's (the programs the keras3 dimension writes use only these)
+_KERAS3 = (("import tensorflow as tf", "import keras\nfrom keras import ops"), ("tf.keras.", "keras."),
+           ("tf.random.set_seed(0)", "keras.utils.set_random_seed(0)"), ("tf.unstack(", "ops.unstack("),
+           ("tf.float32", '"float32"'), ("tf.", "ops."))
+
+
+def _keras3(source: str) -> str:
+    for old, new in _KERAS3:
+        source = source.replace(old, new)
+    return source
+
+
+def _keras3_programs() -> Iterator[Program]:
+    """Keras 3 code against ``keras.ops``: the fix must stay backend-neutral
+    (``keras.ops``, no ``import tensorflow``)."""
+    at = 0
+    for loop in KERAS3_LOOPS:
+        for write in WRITES:
+            constructor = KERAS3_CONSTRUCTORS[at % len(KERAS3_CONSTRUCTORS)]
+            if write == "mul" and constructor in _ZERO_START or write == "column" and constructor in ("array", "copy"):
+                constructor = "ones" if write == "mul" else "zeros"
+            context = ("model_call", "layer_call", "helper")[at % 3]
+            style = _style(context, at // 3)
+            at += 1
+            body = [f"buf = {_constructor(constructor, write, 'default')}"] + _label_first_write(_loop_lines(loop, write))
+            use = "tf.transpose(buf)" if write == "column" else "buf"
+            source = _keras3(_program(context, style, body, use,
+                                      helpers=_HELPER_FUNCTION if constructor == "helper_function" else ""))
+            doc = (f'"""numpy-accumulator bug in Keras 3 code (keras.ops): {write} writes in a {loop} loop '
+                   f'into np.{constructor} in {context} ({style})."""\n')
+            yield Program(f"bug_keras3_{loop}_{write}_{constructor}_{context}_{style}", doc + source, False)
+    for kind in ("constant_mask", "numpy_weights"):
+        for loop in KERAS3_LOOPS:
+            for context in ("model_call", "layer_call"):
+                style = _style(context, at)
+                at += 1
+                body, use = _near_in_context(kind, loop)
+                source = _keras3(_program(context, style, body, use))
+                doc = f'"""near-miss in Keras 3 code: {kind} in {context} ({style}), {loop} loop."""\n'
+                yield Program(f"near_keras3_{kind}_{loop}_{context}_{style}", doc + source, True)
+
+
 def generate() -> Iterator[Program]:
     yield from _bugs()
     yield from _near_misses()
+    yield from _keras3_programs()
