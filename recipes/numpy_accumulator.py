@@ -1,4 +1,4 @@
-"""numpy-accumulator: NumPy buffers that collect tensors become tf.TensorArray.
+"""numpy-accumulator: NumPy buffers that collect tensors become tf.TensorArray (or a tensor written by scatters).
 
 What it does: inside a function, a buffer made by ``np.zeros``, ``np.empty``,
 ``np.ones``, ``np.full``, their ``_like`` forms, ``np.array(data)`` or
@@ -71,45 +71,81 @@ becomes::
         temp = temp.write(i, tf.reshape(self.local(inp), [self.local_out_dim]))
     temp = temp.stack()
 
+Every other buffer that receives a tensor, whatever fills it (several or
+augmented writes ``+=``/``-=``/``*=``/``/=``, ``buf[i][j]``, items, columns, a
+one-row slice ``buf[i:i + 1]``, ``while`` / ``enumerate`` / ``zip`` / unrolled
+writes, a buffer made by ``np.asarray`` or by a helper function or method of
+the module that returns a NumPy array), becomes a tensor written by
+scatters (recipes/_numpy_accumulator/scatter.py): the creation becomes
+``tf.zeros(shape, dtype)`` (``tf.ones``, ``tf.fill``, ``tf.zeros_like``, or
+``tf.cast(<the NumPy value>, dtype)``) and each write ``buf =
+tf.tensor_scatter_nd_update(buf, [[i, j]], [v])`` (``_add`` for ``+=``/``-=``;
+a column moves its axis first with ``tf.transpose``); the value is cast to
+the buffer's dtype and reshaped to the slot (NumPy drops leading 1s; a
+number is broadcast). It does not depend on the loop, runs eagerly, under
+``tf.function`` (a loop-carried tensor of fixed shape) and ``fit``, on
+TF 2.3 and current TF. The dtype is ``dtype=`` when the code names one, else
+the float32 of the values written (not NumPy's float64).
+
+Keras 3 code written against ``keras.ops`` (the file imports ``keras`` and
+nothing from ``tensorflow`` or ``tf_keras``; it may run on JAX or PyTorch)
+gets the same forms in ``keras.ops``: ``ops.zeros``/``ops.full``,
+``ops.scatter_update`` (an augmented write adds the slot's value),
+``ops.stack``/``ops.concatenate``, ``ops.mean``...; never a new
+``import tensorflow``.
+
 Left alone: buffers filled only with constants, NumPy values or ``.numpy()``
 results (a mask, preprocessing), integer or bool buffers (token ids of a
 sampling loop, counts: no gradient flows through them), values drawn by
 ``tf.random.*`` (sampling code), writes after a ``GradientTape`` block of
-the function closed (losses or gradient norms logged after the step), and
-buffers outside any function. Imports, the kinds of values (annotated
-parameters, layer and model outputs) and gradient contexts come from the
-semantic model (``recipes._model``): every import spelling, and ``np``/``tf``
-read unbound in a pasted snippet. The finding sits on the write line; put
+the function closed (losses or gradient norms logged after the step),
+writes outside every gradient context of a module that has one (a
+``call``/``train_step``, a tape, a ``tf.function``, a loss or metric handed
+to ``compile``, and what they call: the rest is preprocessing or
+evaluation), and buffers outside any function. Imports, the kinds of values
+(annotated parameters, layer and model outputs, what the module's helpers
+return) and gradient contexts come from the semantic model
+(``recipes._model``): every import spelling, and ``np``/``tf`` read unbound
+in a pasted snippet. The finding sits on the first write line; put
 ``# tf-migrate: ignore[numpy-accumulator]`` there to keep a buffer.
 
 CAVEATS:
-- Only one write statement per buffer, directly in a ``for ... in range(...)``
-  loop that sits next to the buffer's creation; the loop index must be one
-  index component and every other component a bare ``:`` (or ``buf[i, j]``
-  from two nested loops over ``range`` of the first two dimensions, static
-  bounds only, or ``buf[i, cols]`` as above). Anything else (columns given
-  by a parameter or an array, a single column ``buf[i, 0]``) is reported
-  without a fix, with the reason.
+- The TensorArray form needs one write statement per buffer, directly in a
+  ``for ... in range(...)`` loop that starts at 0 or above and sits next to
+  the buffer's creation (or the pair and column forms above); every other
+  buffer takes the scatter form, which costs one scatter per write (a copy
+  of the buffer per step, in graph mode too).
+- The scatter form needs the buffer's start (a shape in the source, a
+  ``_like``/``array``/``copy`` argument, a helper call) and indices that are
+  never negative: loop counters from 0 (``range``, ``enumerate``,
+  ``zip(range(...), ...)``, a ``while`` counter set to a literal and raised
+  by ``+=``), non-negative literals and their sums and products. A negative
+  or computed index (NumPy counts it from the end, a scatter rejects it),
+  fancy indexing (``buf[i, [0, 2]]``), ``buf[:] = v``, a slice with a step,
+  a bare read of the buffer while later writes follow (a NumPy alias would
+  see them, a tensor does not), and NumPy-only use after (``buf.mean()``,
+  ``buf.astype(...)``) are reported without a fix, with the reason. In
+  ``keras.ops`` code a column of a buffer whose rank the source does not
+  say is reported too.
+- A module without any gradient context is read as a library whose
+  functions may be called on a tape elsewhere: its buffers are reported.
 - Slots the loop never writes hold zeros (ones, the fill value, the copied
   data) in NumPy, but make ``stack()`` fail for a TensorArray: the loop must
   cover the whole axis.
 - The shape of a ``_like``/``array``/``copy`` buffer is not known from the
   source: a loop index on axis 0 gets ``dynamic_size=True``; on another axis
-  the per-step ``tf.concat`` rebuild costs a copy of the buffer per step, and
-  is reported without a fix for ``np.array``/``full_like`` buffers, a tensor
-  loop bound or a buffer rebound after the loop (the rank is unknown).
+  the per-step ``tf.concat`` rebuild costs a copy of the buffer per step.
 - A TensorArray holds one dtype: values are not cast unless ``dtype=`` says
   so, and integer or float64 layer outputs need an explicit ``dtype=``.
-- After the rewrite the buffer is a tensor: later NumPy-only use
-  (``buf.mean()``, ``buf.astype(...)``) is reported without a fix, but the
-  buffer passed to code that mutates it in place is not detected.
-- Broadcasting other than dropping leading 1s (a scalar filling a row) is not
-  reproduced.
+- After the rewrite the buffer is a tensor: the buffer passed to code that
+  mutates it in place is not detected.
+- Broadcasting other than dropping leading 1s or a number filling a slot is
+  not reproduced (the reshape raises where NumPy would broadcast).
 - A loop over a tensor bound is lifted into a ``tf.while_loop`` only when
   its body does not ``return``/``break`` and binds no name used outside the
   loop (a state carried across iterations, a value read afterwards);
-  otherwise it is reported without a fix. Its index is a tensor in graph
-  mode, and the stacked result may lose its static batch dimension.
+  otherwise the scatter form keeps the Python loop, which needs autograph
+  (tf.keras ``call``, ``tf.function``), not Keras 3's untraced ``call``.
 """
 
 from __future__ import annotations
