@@ -1,6 +1,6 @@
 """The general rewrite of a NumPy buffer that receives tensors, whatever
-fills it: the buffer becomes a tensor made by TensorFlow (``tf.zeros``...,
-or the NumPy value converted), and each write becomes a
+fills it: the buffer becomes a tensor (``tf.zeros``..., or the NumPy value
+converted; ``keras.ops`` in Keras 3 code: Spelling), and each write becomes a
 ``tf.tensor_scatter_nd_update`` (``_add`` for ``+=`` / ``-=``) of the written
 slot. It does not depend on the loop: ``while`` loops, ``enumerate``/``zip``,
 loops over a tensor, several writes, augmented writes, ``buf[i][j]``,
@@ -23,10 +23,10 @@ from fissix.pgen2 import token
 from recipes._fissix import call_parts, contains, is_full_slice, is_name, literal_elements, parse_expression, source, syms
 from recipes._numpy_accumulator.buffers import _TENSOR_ATTRIBUTES, _dimension
 
-# augmented operators -> how the new slot value is made (None: scatter-add)
-_OPERATORS = {"=": "update", "+=": "add", "-=": "sub", "*=": "*", "/=": "/"}
-# NumPy factory -> the TensorFlow call making the same start from a shape
-_SHAPED = {"zeros": "zeros", "empty": "zeros", "ones": "ones"}
+# the assignments a write may use
+_OPERATORS = ("=", "+=", "-=", "*=", "/=")
+# NumPy factory -> the call making the same start from a shape (any start will do for `empty`)
+_FROM_SHAPE = {"zeros": "zeros", "empty": "zeros", "ones": "ones"}
 _LIKE = {"zeros_like": "zeros_like", "empty_like": "zeros_like", "ones_like": "ones_like"}
 _FLOATS = ("float16", "bfloat16", "float32", "float64")
 
@@ -102,9 +102,8 @@ def _subscripted(leaf) -> bool:
 
 def _written_later(leaf, writes: List[Write]) -> bool:
     """Is a write after ``leaf``, or in a loop around both (run again after it)?"""
-    position = (leaf.get_lineno(), leaf.column if hasattr(leaf, "column") else 0)
     for write in writes:
-        if write.statement.get_lineno() > position[0]:
+        if write.statement.get_lineno() > leaf.get_lineno():
             return True
         loop = _loop_of(write.statement)
         while loop is not None:
@@ -272,7 +271,7 @@ def _start(buffer, analysis) -> Optional[str]:
     p = spell.p
     dtype = spell.dtype(buffer.dtype or "float32")
     _, positional, keywords = call_parts(buffer.creation.children[-1]) or (None, [], {})
-    if buffer.factory in _SHAPED or buffer.factory == "full":
+    if buffer.factory in _FROM_SHAPE or buffer.factory == "full":
         shape = keywords.get("shape", positional[0] if positional else None)
         if shape is None:
             return None
@@ -285,7 +284,7 @@ def _start(buffer, analysis) -> Optional[str]:
             return None
         if buffer.factory == "full":
             return spell.fill(dims, source(buffer.fill), dtype) if buffer.fill else None
-        return f"{p}.{_SHAPED[buffer.factory]}({dims}, {dtype})"
+        return f"{p}.{_FROM_SHAPE[buffer.factory]}({dims}, {dtype})"
     data = source(buffer.data) if buffer.data is not None else None
     if buffer.factory in _LIKE and data:
         extra = f", dtype={dtype}" if buffer.dtype else ""
