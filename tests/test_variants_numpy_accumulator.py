@@ -49,13 +49,17 @@ def test_every_generated_program_is_scored_at_the_floors(tmp_path):
     assert flagged == []  # no finding, so the fixed text is the program itself
 
 
+# Keras 3 programs (keras.ops) run on Keras 3 only: the tf-keras runtime's optimizer cannot
+# update a Keras 3 model's variables
 @pytest.mark.tf
-@pytest.mark.parametrize("runtime", [(), ("--tf", "2.3")], ids=["current", "tf2.3"])
-def test_a_fixed_seed_sample_fails_before_and_trains_after_the_fix(tmp_path, runtime):
-    if runtime:
+@pytest.mark.parametrize("runtime, keras3, size", [((), False, 4), (("--tf", "2.3"), False, 4),
+                                                   (("--keras", "3"), True, 2)],
+                         ids=["current", "tf2.3", "keras3"])
+def test_a_fixed_seed_sample_fails_before_and_trains_after_the_fix(tmp_path, runtime, keras3, size):
+    if "--tf" in runtime:
         from tf23_runtime import tf23_runtime
         tf23_runtime()  # built and cached, or skipped with the reason
-    chosen = sample(PROGRAMS, 4, seed=0)
+    chosen = sample([p for p in PROGRAMS if ("_keras3_" in p.name) == keras3], size, seed=0)
     folder = _write(chosen, tmp_path / "numpy-accumulator")
     files = cs.corpus_files(folder)
     findings, errors = cs.run_check(files, ["numpy-accumulator"], None)

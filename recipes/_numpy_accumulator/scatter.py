@@ -86,12 +86,31 @@ def why_not(buffer, writes: Optional[List[Write]], reads, analysis) -> Optional[
             return (f"`{source(statement)}` reads the whole buffer while it is still written "
                     f"(a NumPy alias sees later writes, a tensor does not)")
     for write in writes:
-        problem = _why_not_index(write.index, write.statement)
+        problem = _why_not_index(write.index, write.statement) or _why_not_unconverted(write.statement, analysis)
         if problem:
             return problem
         if analysis.imports.keras_ops and not buffer.dims and _kinds(write.index)[0] == "all":
             return "a column of a buffer whose rank the source does not say, in keras.ops code"
     buffer.scatter = writes
+    return None
+
+
+def _why_not_unconverted(statement, analysis) -> Optional[str]:
+    """A Python ``for`` over a tensor (``tf.range(n)``) runs in graph mode only
+    where autograph converts it: Keras converts ``call``, losses and metrics,
+    not ``train_step``/``test_step``."""
+    function = statement
+    while function is not None and function.type != syms.funcdef:
+        function = function.parent
+    context = analysis.model.gradient_context(function.children[-1]) if function is not None else None
+    if context is None or context.how != "train_step":  # the step itself, not a tape inside it
+        return None
+    loop = _loop_of(statement)
+    while loop is not None:
+        if loop.type == syms.for_stmt and analysis.is_tensor(loop.children[3]):
+            return (f"`for ... in {source(loop.children[3])}` iterates over a tensor in `train_step`, "
+                    f"which Keras does not autograph: the loop cannot run under `fit`")
+        loop = _loop_of(loop)
     return None
 
 

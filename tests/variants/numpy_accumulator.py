@@ -53,6 +53,9 @@ DIMENSIONS = {
 }
 
 LABEL = "  # expect: numpy-accumulator safe"
+# a Python `for` over a tensor in train_step, which Keras does not autograph: no rewrite of the
+# buffer makes it run under `fit`
+UNCONVERTED = "  # expect: numpy-accumulator report"
 # a zero or uninitialised start: `*=` would leave zeros (no loss to lower), `+=` on `empty` garbage
 _ZERO_START = ("zeros", "empty", "zeros_like", "empty_like", "asarray", "helper_function", "helper_method")
 _TAKES_DTYPE = ("zeros", "empty", "ones", "full", "zeros_like", "empty_like", "ones_like", "full_like",
@@ -98,10 +101,10 @@ def _loop_lines(loop: str, write: str) -> List[str]:
     return body
 
 
-def _label_first_write(lines: List[str]) -> List[str]:
+def _label_first_write(lines: List[str], label: str = LABEL) -> List[str]:
     for at, line in enumerate(lines):
         if line.lstrip().startswith("buf["):
-            return lines[:at] + [line + LABEL] + lines[at + 1:]
+            return lines[:at] + [line + label] + lines[at + 1:]
     raise ValueError("no write")
 
 
@@ -320,7 +323,9 @@ def _bugs() -> Iterator[Program]:
                 dtype = DTYPES[at % len(DTYPES)] if constructor in _TAKES_DTYPE else "default"
                 spelling = IMPORTS[(at // 2) % len(IMPORTS)]
                 at += 1
-                body = [f"buf = {_constructor(constructor, write, dtype)}"] + _label_first_write(_loop_lines(loop, write))
+                label = UNCONVERTED if loop == "tensor" and context == "train_step" else LABEL
+                body = [f"buf = {_constructor(constructor, write, dtype)}"] \
+                    + _label_first_write(_loop_lines(loop, write), label)
                 use = "tf.transpose(buf)" if write == "column" else "buf"
                 source = _program(context, style, body, use,
                                   helpers=_HELPER_FUNCTION if constructor == "helper_function" else "",
