@@ -58,6 +58,8 @@ LABEL = "  # expect: numpy-accumulator safe"
 UNCONVERTED = "  # expect: numpy-accumulator report"
 # a zero or uninitialised start: `*=` would leave zeros (no loss to lower), `+=` on `empty` garbage
 _ZERO_START = ("zeros", "empty", "zeros_like", "empty_like", "asarray", "helper_function", "helper_method")
+# a copy of the values then written: `buf[i] -= h[i]` leaves zeros, a loss that cannot go down
+_COPIES = ("array", "copy")
 _TAKES_DTYPE = ("zeros", "empty", "ones", "full", "zeros_like", "empty_like", "ones_like", "full_like",
                 "array", "asarray")
 _DTYPE_TEXT = {"default": "", "float32": ", dtype=np.float32", "float32_string": ", dtype=\"float32\"",
@@ -312,8 +314,8 @@ def _bugs() -> Iterator[Program]:
                 constructor = CONSTRUCTORS[k % len(CONSTRUCTORS)]
                 k += 1
                 if write == "mul" and constructor in _ZERO_START or write in ("add", "sub") \
-                        and constructor in ("empty", "empty_like"):
-                    continue
+                        and constructor in ("empty", "empty_like") or write == "sub" and constructor in _COPIES:
+                    continue  # zeros stay zeros; garbage; `h - h` is a constant loss
                 chosen.append(constructor)
             for constructor in chosen:
                 context = CONTEXTS[at % len(CONTEXTS)]
@@ -505,7 +507,7 @@ def _keras3_programs() -> Iterator[Program]:
     for loop in KERAS3_LOOPS:
         for write in WRITES:
             constructor = KERAS3_CONSTRUCTORS[at % len(KERAS3_CONSTRUCTORS)]
-            if write == "mul" and constructor in _ZERO_START or write == "column" and constructor in ("array", "copy"):
+            if write == "mul" and constructor in _ZERO_START or write in ("column", "sub") and constructor in _COPIES:
                 constructor = "ones" if write == "mul" else "zeros"
             context = ("model_call", "layer_call", "helper")[at % 3]
             style = _style(context, at // 3)
