@@ -117,14 +117,16 @@ class Contexts:
         keywords = split_arguments(call.children[callee.count(".") + 1])[1]
         for key in ("loss", "metrics"):
             value = keywords.get(key)
-            items = [value] if value is not None and value.type == token.NAME else [
-                c for c in (value.children[1].children if value is not None and value.type == syms.atom
-                            and len(value.children) == 3 and value.children[1].type == syms.listmaker
-                            else value.children[1:2] if value is not None and value.type == syms.atom else ())
-                if c.type == token.NAME]
+            if value is None:
+                continue
+            items = [value]
+            if value.type == syms.atom and len(value.children) == 3:  # [fn, ...], (fn, ...)
+                inner = value.children[1]
+                items = inner.children if inner.type in (syms.listmaker, syms.testlist_gexp) else [inner]
             for item in items:
-                for function in self.model.functions_called(item):
-                    self.functions.setdefault(id(function), "compiled_loss")
+                if item.type == token.NAME:
+                    for function in self.model.functions_called(item):
+                        self.functions.setdefault(id(function), "compiled_loss")
 
     def _callees(self) -> None:
         """Everything called by name from a context (or from a function
