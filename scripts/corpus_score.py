@@ -8,7 +8,7 @@ the kind of fix agrees with the label. With ``--verify`` every SAFE fix is
 applied on its own to a copy of its program, and the before and the after
 are run by ``python -m migrate verify``; a safe fix whose after does not pass
 is counted as failing (``--unsafe``: unsafe fixes too; ``--tf 2.3``: on
-that runtime).
+that runtime; ``--keras 3``: judged on Keras 3).
 
 A finding matches a label of the same recipe, in the same file (notebook
 cell), on a line inside the finding's range. TP = matched findings, FP =
@@ -326,7 +326,11 @@ def _run_verify(paths: Sequence[Path], timeout: float, runtime: Sequence[str] = 
         document = json.loads(done.stdout)
     except ValueError:
         raise RuntimeError(f"migrate verify gave no JSON (exit {done.returncode}): {done.stderr.strip()[-400:]}")
-    return {str(Path(p["path"]).resolve()): p for p in document.get("programs", [])}
+    # `--keras 3` also runs current TF + tf-keras: judge the runtime asked for
+    options = dict(zip(runtime[::2], runtime[1::2]))
+    wanted = "keras3" if options.get("--keras") == "3" else options.get("--tf", "current")
+    return {str(Path(p["path"]).resolve()): p for p in document.get("programs", [])
+            if wanted == "all" or p.get("runtime", wanted) == wanted}
 
 
 def _verified(finding: Finding, before: Optional[dict], after: Optional[dict]) -> VerifiedFix:
@@ -434,13 +438,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--target-index", type=int, help="passed to check (scalar-target)")
     parser.add_argument("--timeout", type=float, default=60.0, help="verify: seconds per program")
     parser.add_argument("--tf", help="verify: the runtime (verify's --tf: 2.3, current)")
+    parser.add_argument("--keras", help="verify: also on this Keras (verify's --keras: 3), and judged there")
     parser.add_argument("--unsafe", action="store_true", help="verify: unsafe fixes too")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     args = parser.parse_args(argv)
     recipes = [r.strip() for r in args.recipes.split(",") if r.strip()]
     try:
         result = score(args.corpus, recipes, args.labels, args.verify, args.target_index, args.timeout,
-                       ["--tf", args.tf] if args.tf else [], ("safe", "unsafe") if args.unsafe else ("safe",))
+                       [*(["--tf", args.tf] if args.tf else []), *(["--keras", args.keras] if args.keras else [])],
+                       ("safe", "unsafe") if args.unsafe else ("safe",))
     except (CorpusError, RuntimeError, OSError) as err:
         print(f"corpus_score: {err}", file=sys.stderr)
         return 2
