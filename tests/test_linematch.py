@@ -60,7 +60,7 @@ def edited_copies(draw):
     return old, new
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(edited_copies())
 def test_edited_repeated_blocks_give_difflibs_opcodes_and_edits(texts):
     old, new = texts
