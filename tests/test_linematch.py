@@ -12,6 +12,7 @@ from hypothesis import given, settings, strategies as st
 from migrate.edits import line_edits, split_lines
 from migrate.linematch import opcodes
 from migrate.result import Edit
+from migrate.textdiff import line_map
 
 
 def difflib_opcodes(a, b):
@@ -75,3 +76,26 @@ def test_a_file_of_many_edited_classes_gives_difflibs_edits():
     edits = line_edits(old, new)
     assert len(edits) == 120
     assert edits == difflib_line_edits(old, new)
+
+
+def scanned_line_map(old: str, new: str, nearest: bool):
+    """textdiff.line_map as it was: difflib's opcodes, scanned per line."""
+    codes = difflib_opcodes(old.splitlines(), new.splitlines())
+
+    def mapped(line):
+        for tag, i1, i2, j1, j2 in codes:
+            if i1 <= line - 1 < i2:
+                if tag == "equal":
+                    return j1 + line - i1
+                return j1 + min(line - 1 - i1, max(j2 - j1 - 1, 0)) + 1 if nearest else None
+        return line if nearest else None
+
+    return mapped
+
+
+@settings(max_examples=200, deadline=None)
+@given(edited_copies(), st.booleans())
+def test_line_map_maps_every_line_as_the_scan_of_difflibs_opcodes(texts, nearest):
+    old, new = "".join(texts[0]), "".join(texts[1])
+    fast, plain = line_map(old, new, nearest=nearest), scanned_line_map(old, new, nearest)
+    assert [fast(n) for n in range(0, old.count("\n") + 3)] == [plain(n) for n in range(0, old.count("\n") + 3)]
