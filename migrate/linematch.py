@@ -14,11 +14,15 @@ side's range, searched from the bound its parent range implies (a range
 right of a run of ``k`` lines has none longer; one left of it none as long),
 so a chain of equal runs costs one sweep of the file. Every hit is compared
 line by line, so a hash collision costs time, never a different answer.
+Texts of mostly unique lines (a few edits in a file) go to difflib itself,
+faster there.
 """
 
 from __future__ import annotations
 
+import difflib
 from bisect import bisect_left
+from collections import Counter
 from typing import Dict, List, Optional, Sequence, Tuple
 
 Opcode = Tuple[str, int, int, int, int]
@@ -51,19 +55,27 @@ class _Windows:
             self.powers.append(self.powers[-1] * _BASE % _MOD)
         return self.powers[k]
 
-    def _table(self, k: int) -> Dict[int, List[int]]:
-        """``b``'s windows of ``k`` lines: hash -> their starts, ascending."""
+    def _table(self, k: int, blo: int, bhi: int) -> Dict[int, List[int]]:
+        """Windows of ``k`` lines of ``b`` (hash -> their starts, ascending)
+        that start in ``b[blo:bhi]``, or more: a table of the whole of ``b``
+        is kept for its length when the range is most of ``b`` (the ranges
+        along a chain of equal runs share it); a small range gets its own,
+        or a diff of a few edits would hash all of ``b`` per range."""
         table = self.tables.get(k)
-        if table is None:
-            table, h, p = {}, self.hash_b, self._power(k)
-            for j in range(len(self.b) - k + 1):
-                table.setdefault((h[j + k] - h[j] * p) % _MOD, []).append(j)
+        if table is not None:
+            return table
+        whole = 2 * (bhi - blo) >= len(self.b)
+        first, end = (0, len(self.b)) if whole else (blo, bhi)
+        table, h, p = {}, self.hash_b, self._power(k)
+        for j in range(first, end - k + 1):
+            table.setdefault((h[j + k] - h[j] * p) % _MOD, []).append(j)
+        if whole:
             self.tables[k] = table
         return table
 
     def first(self, alo: int, ahi: int, blo: int, bhi: int, k: int) -> Optional[Tuple[int, int]]:
         """The first (i, j) in the ranges with a[i:i+k] == b[j:j+k]: least i, then least j."""
-        table, h, p = self._table(k), self.hash_a, self._power(k)
+        table, h, p = self._table(k, blo, bhi), self.hash_a, self._power(k)
         a, b, last = self.a, self.b, bhi - k
         for i in range(alo, ahi - k + 1):
             starts = table.get((h[i + k] - h[i] * p) % _MOD)
@@ -130,10 +142,20 @@ def matching_blocks(a: Sequence[str], b: Sequence[str]) -> List[Tuple[int, int, 
 
 
 def opcodes(a: Sequence[str], b: Sequence[str]) -> List[Opcode]:
-    """``SequenceMatcher(None, a, b, autojunk=False).get_opcodes()``."""
+    """``SequenceMatcher(None, a, b, autojunk=False).get_opcodes()``: difflib's
+    own when its first search visits few pairs of equal lines (mostly unique
+    lines: a few edits in a file), else from ``matching_blocks``."""
+    counts = Counter(b)
+    if sum(counts.get(line, 0) for line in a) <= 4 * (len(a) + len(b)):
+        return difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+    return opcodes_of(matching_blocks(a, b))
+
+
+def opcodes_of(blocks: List[Tuple[int, int, int]]) -> List[Opcode]:
+    """difflib's get_opcodes from matching blocks (the last one (len(a), len(b), 0))."""
     i = j = 0
     codes: List[Opcode] = []
-    for ai, bj, size in matching_blocks(a, b):
+    for ai, bj, size in blocks:
         tag = "replace" if i < ai and j < bj else "delete" if i < ai else "insert" if j < bj else ""
         if tag:
             codes.append((tag, i, ai, j, bj))

@@ -10,13 +10,18 @@ import difflib
 from hypothesis import given, settings, strategies as st
 
 from migrate.edits import line_edits, split_lines
-from migrate.linematch import opcodes
+from migrate.linematch import matching_blocks, opcodes, opcodes_of
 from migrate.result import Edit
 from migrate.textdiff import line_map
 
 
 def difflib_opcodes(a, b):
     return difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+
+
+def hashed_opcodes(a, b):
+    """linematch's own search, whichever path opcodes() takes for these texts."""
+    return opcodes_of(matching_blocks(a, b))
 
 
 def difflib_line_edits(old: str, new: str):
@@ -35,13 +40,13 @@ any_lines = st.lists(st.text(alphabet="ab \n", max_size=6), max_size=30)
 @settings(max_examples=400, deadline=None)
 @given(few_lines, few_lines)
 def test_repetitive_lines_give_difflibs_opcodes(a, b):
-    assert opcodes(a, b) == difflib_opcodes(a, b)
+    assert hashed_opcodes(a, b) == opcodes(a, b) == difflib_opcodes(a, b)
 
 
 @settings(max_examples=200, deadline=None)
 @given(any_lines, any_lines)
 def test_random_lines_give_difflibs_opcodes(a, b):
-    assert opcodes(a, b) == difflib_opcodes(a, b)
+    assert hashed_opcodes(a, b) == opcodes(a, b) == difflib_opcodes(a, b)
 
 
 @st.composite
@@ -65,7 +70,7 @@ def edited_copies(draw):
 @given(edited_copies())
 def test_edited_repeated_blocks_give_difflibs_opcodes_and_edits(texts):
     old, new = texts
-    assert opcodes(old, new) == difflib_opcodes(old, new)
+    assert hashed_opcodes(old, new) == opcodes(old, new) == difflib_opcodes(old, new)
     assert line_edits("".join(old), "".join(new)) == difflib_line_edits("".join(old), "".join(new))
 
 
