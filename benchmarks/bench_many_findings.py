@@ -210,9 +210,10 @@ def main(argv: List[str] = None) -> int:
                    "changed_lines": sum(a != b for a, b in zip(source.splitlines(), fixed.splitlines())),
                    "load": os.getloadavg()[0]}
             rows.append(row)
-            print(f"  {args.shape:10s} {row['lines']:6d} lines {findings:5d} findings  {timing['seconds']:7.2f} s "
-                  f"(user {timing['user']:6.2f} s) {timing['peak_mb']:6.0f} MB  rc={timing['rc']}  "
-                  f"{1000 * timing['user'] / findings:6.2f} ms user/finding  load {row['load']:.1f}", flush=True)
+            print(f"  {args.shape:10s} {row['lines']:6d} lines {findings:5d} findings  "
+                  f"{timing['seconds']:7.2f} s (user {timing['user']:6.2f} s) {timing['peak_mb']:6.0f} MB  "
+                  f"rc={timing['rc']}  {1000 * timing['user'] / findings:6.2f} ms user/finding  "
+                  f"load {row['load']:.1f}", flush=True)
     if args.json:
         args.json.write_text(json.dumps(rows, indent=2))
     return 0

@@ -7,8 +7,8 @@ occurrence in ``b`` of every line of ``a``'s range: on a file of repeated
 classes (a blank line, ``return x`` a thousand times) that is quadratic per
 search and the searches follow one another along the file, so cubic.
 
-Here the same run is found by hashing windows of ``k`` lines (one table of
-``b``'s windows per length, kept for the whole diff): a range's longest run
+Here the same run is found by hashing windows of ``k`` lines (tables of
+``b``'s windows by length, see ``_Windows._table``): a range's longest run
 is its first window of the greatest length that has a twin in the other
 side's range, searched from the bound its parent range implies (a range
 right of a run of ``k`` lines has none longer; one left of it none as long),

@@ -103,4 +103,5 @@ def scanned_line_map(old: str, new: str, nearest: bool):
 def test_line_map_maps_every_line_as_the_scan_of_difflibs_opcodes(texts, nearest):
     old, new = "".join(texts[0]), "".join(texts[1])
     fast, plain = line_map(old, new, nearest=nearest), scanned_line_map(old, new, nearest)
-    assert [fast(n) for n in range(0, old.count("\n") + 3)] == [plain(n) for n in range(0, old.count("\n") + 3)]
+    lines = range(0, old.count("\n") + 3)
+    assert [fast(n) for n in lines] == [plain(n) for n in lines]
