@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import difflib
 import re
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from .linematch import opcodes
 from .result import Edit
 
 Owned = Tuple[Edit, Optional[str]]  # an edit and the recipe that made it (None: several)
@@ -23,13 +23,13 @@ def split_lines(text: str) -> List[str]:
 
 def line_edits(old: str, new: str) -> List[Edit]:
     """Line-level edits turning ``old`` into ``new`` (1-based, end exclusive).
-    One diff of the whole text per changed pass, never per finding."""
+    One diff of the whole text per changed pass, never per finding; exactly
+    difflib's (autojunk off), in time near linear in the lines (linematch)."""
     if old == new:
         return []
     a, b = split_lines(old), split_lines(new)
     edits = []
-    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    for tag, i1, i2, j1, j2 in opcodes(a, b):
         if tag != "equal":
             edits.append(Edit(i1 + 1, 1, i2 + 1, 1, "".join(b[j1:j2])))
     return edits

@@ -9,7 +9,6 @@ from collections import Counter
 from typing import Dict, Iterable, List, Tuple
 
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
 from .batch import Left, Outcome, Summary
@@ -142,6 +141,8 @@ def print_summary(console: Console, summary: Summary, verb: str, count: int, qui
         f"{summary.scanned} file(s) scanned, {count} {verb}, "
         f"{summary.skipped} could not be processed", highlight=False)
     if summary.findings:
+        from rich.table import Table  # loaded only when there is a table: a clean file's check skips it
+
         table = Table("recipe", "findings", box=None, pad_edge=False)
         for recipe, count in sorted(summary.findings.items()):
             table.add_row(recipe, str(count))

@@ -61,7 +61,7 @@ from fissix.pgen2 import token
 
 from migrate.recipe import Recipe, SourceFacts, propose
 from recipes._fissix import (
-    bindings, call_parts, contains, enclosing, import_table, is_name, is_sole_statement_on_line,
+    bindings, call_parts, contains, enclosing, import_table, index_of, is_name, is_sole_statement_on_line,
     literal_elements, name_reads, per_tree, remove_statement, replace_statement,
     single_assignment, source, start, statement_of, subscript_parts, syms,
 )
@@ -304,7 +304,7 @@ def _match(loop: SampleLoop, function, tensorflow):
     if not body or first.parent.type != syms.suite:
         return None
     earlier = _statements(first.parent)
-    earlier = earlier[: earlier.index(first)]
+    earlier = earlier[: index_of(earlier, first)]
     buffers = {_tensor_array(s, tensorflow): s for s in earlier}
     buffer = next((b for b in buffers if b and _write_of(body[-1], b, index) is not None), None)
     if buffer is None or loop.carried not in (None, buffer):
