@@ -125,11 +125,11 @@ from fissix.pgen2 import token
 
 from migrate.recipe import Recipe, SourceFacts, child_nodes, propose, walk
 from recipes._model import Kind, model_of
-from recipes._model.imports import CONVENTIONAL
+from recipes._model.imports import CONVENTIONAL, Imports as ImportTable
 from migrate.prefilter import GAP
 from recipes._pyast import (
-    Declarations, code_lines, code_text, declarations, dotted, first_line, keras_classes,
-    line_of, may_import, may_name_keras_classes, names, spelled_alone, spelled_as_in_ast, standalone, statements,
+    code_lines, code_text, dotted, first_line, import_table, keras_classes,
+    line_of, may_import, may_name_keras_classes, spelled_alone, spelled_as_in_ast, standalone, statements,
     statements_at, tapes,
 )
 from recipes._fissix import (
@@ -173,14 +173,14 @@ class Imports:
                    model.imports.aliases("tensorflow"))
 
     @classmethod
-    def of(cls, table: Declarations) -> "Imports":
+    def of(cls, table: ImportTable) -> "Imports":
         """From the ``ast`` import table, for the precheck: never narrower than
         ``of_model`` (a ``tensorflow.compat`` alias and an unbound ``np``/``tf``
         count)."""
         names = {local: f"numpy.{name}" for local, name in table.imported_names("numpy").items()}
         names.update(dict.fromkeys(table.module_aliases("numpy"), "numpy"))
-        tensorflow = set().union(*(aliases for module, aliases in table.aliases.items()
-                                   if module.split(".")[0] == "tensorflow"))
+        tensorflow = {record.local for record in table.records
+                      if record.name is None and record.module.split(".")[0] == "tensorflow"}
         names.update(dict.fromkeys(tensorflow, "tensorflow"))
         for alias, module in CONVENTIONAL.items():  # the model's presumed aliases
             names.setdefault(alias, module)
@@ -1250,10 +1250,9 @@ def _may_fill_a_numpy_buffer(facts: SourceFacts) -> List[ast.AST]:
     if not (_MAY_FILL.search(text) and _SUBSCRIPT_ASSIGNMENT.search(text)) and not (
             _MAY_OPEN_A_CONTEXT.search(text) or _KERAS_METHOD.search(text) and may_name_keras_classes(facts)):
         return []  # no factory call (or NumPy name import) and subscript assignment; no context
-    table = declarations(facts)
-    tensor_names = {"tf", "keras", "layers"}.union(
-        *(aliases for module, aliases in table.aliases.items() if module.split(".")[0] in _TENSOR_MODULES),
-        *(names for module, names in table.names.items() if module.split(".")[0] in _TENSOR_MODULES))
+    table = import_table(facts)
+    tensor_names = {"tf", "keras", "layers"} | {
+        record.local for record in table.records if record.module.split(".")[0] in _TENSOR_MODULES}
     if not (_SELF_CALL_OR_WEIGHTS.search(text) or any(spelled_alone(text, name) for name in sorted(tensor_names))):
         return []
     calls = _numpy_calls(facts, table)
@@ -1284,7 +1283,7 @@ def _may_fill_a_numpy_buffer(facts: SourceFacts) -> List[ast.AST]:
     return found
 
 
-def _numpy_calls(facts: SourceFacts, table: Declarations) -> List[tuple]:
+def _numpy_calls(facts: SourceFacts, table: ImportTable) -> List[tuple]:
     """(line, NumPy function name) of every call with arguments that may be
     a NumPy function's (Imports.numpy_function), found in the code's text."""
     heads = sorted(table.module_aliases("numpy") | {"np"})
@@ -1377,7 +1376,7 @@ def _may_run_in_a_context(facts: SourceFacts) -> List[int]:
     functions decorated with or passed to what may be ``tf.function``, and,
     by name, every function named in the text of a tape or of any of
     those (nested functions lie in that text)."""
-    qualified = names(facts).qualified
+    qualified = import_table(facts).qualified
     keras = keras_classes(facts)
     by_name: Dict[str, list] = {}
     pending = []

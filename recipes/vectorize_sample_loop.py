@@ -61,11 +61,12 @@ from fissix.pgen2 import token
 
 from migrate.recipe import Recipe, SourceFacts, propose
 from recipes._fissix import (
-    bindings, call_parts, contains, enclosing, import_table, is_name, is_sole_statement_on_line,
-    literal_elements, name_reads, per_tree, remove_statement, replace_statement,
+    bindings, call_parts, contains, enclosing, is_name, is_sole_statement_on_line,
+    literal_elements, name_reads, remove_statement, replace_statement,
     single_assignment, source, start, statement_of, subscript_parts, syms,
 )
-from recipes._pyast import declarations, dotted, may_import, statements
+from recipes._model import model_of
+from recipes._pyast import dotted, import_table, may_import, statements
 
 ONE, BARE = "one", "bare"  # per-sample value with / without a leading batch-of-one axis
 _NEWAXIS = ("None", "np.newaxis", "numpy.newaxis", "tf.newaxis")
@@ -461,7 +462,7 @@ def _in_function_with_tensorflow(node, capture, filename) -> bool:
 
 
 def _tensorflow(node) -> set:
-    return per_tree(node, "vectorize-sample-loop", lambda root: import_table(root).module_aliases("tensorflow"))
+    return model_of(node).imports.module_aliases("tensorflow")
 
 
 def _modify_for(loop, capture, filename) -> None:
@@ -498,7 +499,7 @@ def _may_loop_over_samples(facts: SourceFacts) -> List[ast.AST]:
     range(...)`` loops ending with ``buf = buf.write(...)``, and the
     functions ending with it and a ``return`` (the body of a
     ``tf.while_loop``)."""
-    if not may_import(facts, ("tensorflow",)) or not declarations(facts).module_aliases("tensorflow"):
+    if not may_import(facts, ("tensorflow",)) or not import_table(facts).module_aliases("tensorflow"):
         return []
     found = []
     for node in (found.node for found in statements(facts, ast.For, ast.FunctionDef)):

@@ -1,6 +1,5 @@
 """Helpers for the fissix tree, shared by the recipes: nodes.py (names,
-calls, displays, statements), scope.py (imports, bindings, reaching values,
-tapes), edits.py (tree surgery that keeps comments), cache.py (facts
+calls, displays, statements), scope.py (bindings, reaching values, tapes), edits.py (tree surgery that keeps comments), cache.py (facts
 computed once per tree). Not a recipe (the leading underscore keeps the
 registry away)."""
 
@@ -18,8 +17,8 @@ from recipes._fissix.nodes import (  # noqa: F401 (the package's API)
 )
 from recipes._fissix.scope import (  # noqa: F401 (the package's API)
     COMPOUND, LAYOUT, LOOPS, Tape, assigned_name, binder, bindings, blocks, bound_names,
-    dotted_name_text, enclosing, enclosing_function, enclosing_statement, fresh_name,
-    import_statements, import_table, is_block, is_sole_statement_on_line, reaching_value, reads,
+    enclosing, enclosing_function, enclosing_statement, fresh_name,
+    is_block, is_sole_statement_on_line, reaching_value, reads,
     scope_names, scope_nodes, scope_of, simple_assignment, single_assignment, statement_of,
     statements, tapes, tapes_by_statement,
 )

@@ -1,6 +1,6 @@
-"""Statements, scopes and bindings in the fissix tree: the import table,
-the statements of a block, what a statement binds, the assignment that
-reaches a use, GradientTape blocks."""
+"""Statements, scopes and bindings in the fissix tree: the statements of a
+block, what a statement binds, the assignment that reaches a use,
+GradientTape blocks. (The import table is the semantic model's.)"""
 
 from __future__ import annotations
 
@@ -14,60 +14,8 @@ from fissix.pytree import Leaf, Node
 from migrate.slicing import unseen
 from recipes._fissix.nodes import call_args, call_parts, is_name, literal_elements, name_leaves, syms, unparen
 from recipes._fissix.cache import nodes_of_type
-from recipes._pyast import Declarations
 
 LAYOUT = (token.NEWLINE, token.INDENT, token.DEDENT, token.ENDMARKER)  # tokens between statements
-
-_STATEMENT_CONTAINERS = (
-    syms.file_input, syms.suite, syms.simple_stmt, syms.if_stmt, syms.try_stmt, syms.with_stmt,
-    syms.for_stmt, syms.while_stmt, syms.funcdef, syms.classdef, syms.decorated,
-    syms.async_stmt, syms.async_funcdef,
-)
-
-
-def import_statements(root) -> List:
-    """Every ``import``/``from ... import`` node, found without walking into
-    expressions (cheap on large files)."""
-    found, stack = [], [root]
-    while stack:
-        node = stack.pop()
-        if node.type in (syms.import_name, syms.import_from):
-            found.append(node)
-        elif node.type in _STATEMENT_CONTAINERS:
-            stack.extend(reversed(node.children))
-    return found
-
-
-def import_table(root) -> Declarations:
-    """What the file's import statements bind (``import m as x``, ``from m
-    import a as b``; relative imports left out), in one walk."""
-    table = Declarations()
-    for node in import_statements(root):
-        if node.type == syms.import_name:
-            target = node.children[1]
-            items = target.children if target.type == syms.dotted_as_names else [target]
-            for item in items:
-                if item.type == syms.dotted_as_name:
-                    table.aliases.setdefault(dotted_name_text(item.children[0]), set()).add(
-                        item.children[2].value)
-                elif item.type != token.COMMA:
-                    module = dotted_name_text(item)
-                    table.aliases.setdefault(module, set()).add(module)
-        elif not dotted_name_text(node.children[1]).startswith("."):  # not a relative import
-            names = table.names.setdefault(dotted_name_text(node.children[1]), {})
-            for child in node.children[3:]:
-                items = child.children if child.type == syms.import_as_names else [child]
-                for item in items:
-                    if item.type == syms.import_as_name:
-                        names[item.children[2].value] = item.children[0].value
-                    elif is_name(item):
-                        names[item.value] = item.value
-    return table
-
-
-def dotted_name_text(node) -> str:
-    return "".join(leaf.value for leaf in node.leaves()) if isinstance(node, Node) else node.value
-
 
 _SCOPES = (syms.funcdef, syms.classdef, syms.lambdef)
 
