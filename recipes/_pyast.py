@@ -19,6 +19,7 @@ from typing import Dict, Iterator, List, Optional, Pattern, Sequence, Set, Tuple
 from migrate.conventions import CONVENTIONAL
 from migrate.prefilter import GAP
 from migrate.recipe import SourceFacts, walk
+from recipes._model.contexts import names_a_tape
 from recipes._model.imports import ImportRecord, Imports, build_imports
 from recipes._model.kinds import _KERAS_LAYER_BASES, _KERAS_MODEL_BASES
 
@@ -343,9 +344,8 @@ def _keras_classes(facts: SourceFacts) -> Set[str]:
 
 def tapes(facts: SourceFacts) -> List[Tuple[ast.AST, str]]:
     """(with statement, tape name) for every ``with ...GradientTape(...) as
-    name:`` (``recipes._fissix.tapes``; the model's Contexts: a callee
-    whose name or import ends with ``GradientTape``, ``ForwardGradientTape``
-    and an imported alias too); the text is read first."""
+    name:`` (the model's tapes: ``names_a_tape`` of the callee as spelled
+    or as imported); the text is read first."""
     if "GradientTape" not in facts.text:
         return []
     return facts.derived("tapes", _collect_tapes)
@@ -359,8 +359,7 @@ def _collect_tapes(facts: SourceFacts) -> List[Tuple[ast.AST, str]]:
         for item in node.items:
             call = item.context_expr
             if isinstance(call, ast.Call) and isinstance(item.optional_vars, ast.Name) \
-                    and any(path.endswith("GradientTape")
-                            for path in {dotted(call.func) or ""} | qualified(dotted(call.func))):
+                    and any(map(names_a_tape, {dotted(call.func)} | qualified(dotted(call.func)))):
                 found.append((node, item.optional_vars.id))
     return found
 

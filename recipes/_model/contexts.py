@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
-from ._tree import split_arguments, syms, token
+from ._tree import bound_names, call_args, call_parts, literal_elements, split_arguments, statements, syms, token
 from .flow import attribute_path
 
 if TYPE_CHECKING:
@@ -32,6 +32,30 @@ class Tape:
     @cached_property
     def end_line(self) -> int:
         return _last_line(self.statement)
+
+    def watch_arguments(self) -> List:
+        """Expressions passed to ``name.watch`` in the body (lists flattened)."""
+        found = []
+        for node in self.body.pre_order():
+            call = call_parts(node)
+            args = call_args(node.children[-1]) if call else []
+            if not call or call[0] != f"{self.name}.watch" or len(args) != 1:
+                continue
+            elements = literal_elements(args[0])
+            found.extend(elements if elements is not None else args)
+        return found
+
+    def later_statements(self, names) -> List:
+        """Statements after the ``with`` in its block, up to one that rebinds
+        the tape or any of ``names``."""
+        siblings = statements(self.statement.parent)
+        later = []
+        for stmt in siblings[siblings.index(self.statement) + 1:]:
+            bound = bound_names(stmt)
+            if self.name in bound or bound & names:
+                break
+            later.append(stmt)
+        return later
 
 
 @dataclass(frozen=True, eq=False)
@@ -70,8 +94,8 @@ class Contexts:
             for item in stmt.children[1:-2]:
                 expr = item.children[0] if item.type == syms.with_item else item
                 callee = _callee(expr)
-                if callee is None or not (self.model.qualified_children(callee) or
-                                          attribute_path(callee) or "").endswith("GradientTape"):
+                if callee is None or not names_a_tape(self.model.qualified_children(callee)) \
+                        and not names_a_tape(attribute_path(callee)):
                     continue
                 name = item.children[2].value if item.type == syms.with_item and \
                     item.children[2].type == token.NAME else None
@@ -161,6 +185,13 @@ class Contexts:
         ends, tapes = self._closing.get(id(self.model.scope_of(node)), ((), ()))
         before = bisect_left(ends, node.get_lineno() or 0)
         return tapes[before - 1] if before else None
+
+
+def names_a_tape(path: Optional[str]) -> bool:
+    """Does a callee's path (as spelled, or canonical) construct a tape
+    (``GradientTape``, ``ForwardGradientTape``, an import of either)? The
+    prechecks' ``recipes._pyast.tapes`` asks the same."""
+    return (path or "").endswith("GradientTape")
 
 
 def _decorators(funcdef) -> List:
