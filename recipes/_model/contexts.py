@@ -1,6 +1,7 @@
 """Where gradients are recorded: Keras ``call``/``train_step``, tape bodies,
-``tf.function``s, and the module functions any of them call (transitively,
-by name). Code that follows a closed tape in the same scope is told apart,
+``tf.function``s, loss and metric functions handed to a Keras model's
+``compile``, and the module functions any of them call (transitively, by
+name). Code that follows a closed tape in the same scope is told apart,
 so NumPy work on finished gradients is not mistaken for a gradient cut.
 """
 
@@ -13,11 +14,13 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from ._tree import bound_names, call_args, call_parts, literal_elements, split_arguments, statements, syms, token
 from .flow import attribute_path
+from .values import Kind
 
 if TYPE_CHECKING:
     from . import Model
 
 _STEPS = {"train_step", "test_step"}
+_COMPILED = ("loss", "metrics", "weighted_metrics")  # compile's keywords naming functions
 
 
 @dataclass(eq=False)
@@ -60,8 +63,9 @@ class Tape:
 
 @dataclass(frozen=True, eq=False)
 class Context:
-    """``how``: keras_call, train_step, tape, tape_callee or tf_function;
-    ``owner``: the funcdef, or the Tape."""
+    """``how``: keras_call, train_step, tape, tape_callee, tf_function or
+    compiled (a loss or metric of ``compile``: Keras traces it in its train
+    step, the loss under its tape); ``owner``: the funcdef, or the Tape."""
 
     how: str
     owner: object
@@ -107,6 +111,7 @@ class Contexts:
         for scope in model.index.scopes.values():
             for callee, call in scope.calls:
                 self._wrapped(callee, call)
+                self._compiled(callee, call)
             node = scope.node
             if node.type != syms.funcdef:
                 continue
@@ -130,6 +135,30 @@ class Contexts:
         args = split_arguments(call.children[len(head)])[0]
         for function in self.model.functions_called(args[0]) if args else ():
             self.functions.setdefault(id(function), "tf_function")
+
+    def _compiled(self, callee: str, call) -> None:
+        """``model.compile(optimizer, loss, metrics, loss=..., metrics=...)``
+        on a Keras model (a name the model knows as one, or ``self`` in a
+        Model subclass) makes its loss and metric functions compiled."""
+        receiver, _, method = callee.rpartition(".")
+        if method != "compile" or "." in receiver or not receiver:
+            return
+        model = self.model
+        head = call.children[0]
+        if receiver == "self":
+            function = model.scope_of(call).node
+            cls = model.method_class(function) if function.type == syms.funcdef else None
+            if cls is None or model.keras_role(cls) != "model":
+                return
+        elif model.kind_of(head).kind != Kind.MODEL:
+            return
+        positional, keywords = split_arguments(call.children[2])
+        given = positional[1:3] + [keywords[k] for k in _COMPILED if k in keywords]
+        for expr in given:
+            elements = literal_elements(expr)
+            for element in elements if elements is not None else [expr]:
+                for function in model.functions_called(element):
+                    self.functions.setdefault(id(function), "compiled")
 
     def _callees(self) -> None:
         """Everything called by name from a context (or from a function
