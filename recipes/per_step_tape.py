@@ -54,9 +54,9 @@ CAVEATS:
   rebind them; an in-place change of a NumPy alphas array is not seen.
 - A bound expression is evaluated once instead of several times; only
   subscripts, arithmetic and non-random ``tf.*``/``np.*`` calls are bound.
-- Only ``with ...GradientTape(...) as name:`` with a single item is
-  recognised; a parameter typed from its calls in this module (calls from
-  other modules are not seen) counts as that kind.
+- Only tapes bound by ``with ...GradientTape(...) as name`` (any item of
+  the ``with``) are recognised; a parameter typed from its calls in this
+  module (calls from other modules are not seen) counts as that kind.
 """
 
 from __future__ import annotations

@@ -27,7 +27,6 @@ _PREFIXES = (
 )
 
 
-
 def canonical(path: str) -> str:
     """The one spelling of a dotted module path (see the module docstring)."""
     for prefix, replacement in _PREFIXES:
@@ -43,7 +42,7 @@ def _text(node) -> str:
 class ImportRecord(NamedTuple):
     """One name an import statement binds, as both the fissix walk
     (``import_bindings``) and the stdlib ``ast`` walk of the prechecks
-    (``recipes._pyast.imports``) give it: one table is built from either."""
+    (``recipes._pyast.import_table``) give it: one table is built from either."""
 
     local: str  # the name bound
     module: str  # as spelled, dots joined: ``a.b`` of ``import a.b [as c]``, ``..m`` of a relative import
