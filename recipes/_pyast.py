@@ -21,7 +21,7 @@ from migrate.prefilter import GAP
 from migrate.recipe import SourceFacts, walk
 from recipes._model.contexts import names_a_tape
 from recipes._model.imports import ImportRecord, Imports, build_imports
-from recipes._model.kinds import _KERAS_LAYER_BASES, _KERAS_MODEL_BASES
+from recipes._model.kinds import keras_base_role
 
 _CONTINUATION = re.compile(r"\\\r?\n")
 
@@ -333,8 +333,7 @@ def _keras_classes(facts: SourceFacts) -> Set[str]:
     qualified = import_table(facts).qualified
     bases = {cls: [b for b in found if b] for cls, found in class_bases(facts).items()}
     keras = {cls for cls, found in bases.items()
-             if any(path in _KERAS_MODEL_BASES or path.startswith(_KERAS_LAYER_BASES)
-                    for base in found for path in qualified(base))}
+             if any(keras_base_role(path) for base in found for path in qualified(base))}
     while True:
         more = {cls for cls, found in bases.items() if cls not in keras and not keras.isdisjoint(found)}
         if not more:

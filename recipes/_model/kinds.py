@@ -753,14 +753,20 @@ class Kinds:
         roles = set()
         for base in self.model.bases(cls):
             if isinstance(base, str):
-                if base in _KERAS_MODEL_BASES:
-                    roles.add("model")
-                elif base.startswith(_KERAS_LAYER_BASES):
-                    roles.add("layer")
+                roles.add(keras_base_role(base))
             elif base is not None:
                 roles.add(self.keras_role(base))
         role = "model" if "model" in roles else "layer" if "layer" in roles else None
         return of(Kind.OTHER, what=role)
+
+
+def keras_base_role(path: str) -> Optional[str]:
+    """"model" or "layer" when the canonical path of a base class is Keras'
+    Model (or Sequential) or a Layer; the prechecks' ``keras_classes`` asks
+    the same of the ``ast``."""
+    if path in _KERAS_MODEL_BASES:
+        return "model"
+    return "layer" if path.startswith(_KERAS_LAYER_BASES) else None
 
 
 def _mutating_call(binding: Binding):
