@@ -26,6 +26,7 @@ from itertools import accumulate
 from dataclasses import dataclass, field, fields, replace
 from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
+from .conventions import CONVENTIONAL, MUTATORS
 from .result import Diagnostic
 
 MARK = "# tf-migrate:elided"
@@ -225,7 +226,6 @@ def _placeholder(index: int) -> str:
 
 
 def _statements(tree: ast.Module, text: str, lines: List[str]) -> List[_Statement]:
-    from recipes._model.flow import MUTATORS  # recipes import the engine: not at load
     found = []
     for node in tree.body:
         first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", ())]) - 1
@@ -613,7 +613,6 @@ class _Closure:
 def presumed_aliases(statements: List[_Statement]) -> Set[str]:
     """The conventional aliases (``tf``, ``np``...) the imports at the head
     of the module do not bind: a statement naming one is in every closure."""
-    from recipes._model.imports import CONVENTIONAL  # recipes import the engine: not at load
     return set(CONVENTIONAL) - _header_imports(statements)
 
 

@@ -13,12 +13,15 @@ import re
 import sys
 import unicodedata
 from bisect import bisect_right
-from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Dict, Iterator, List, Optional, Pattern, Sequence, Set, Tuple, Union
 
+from migrate.conventions import CONVENTIONAL
 from migrate.prefilter import GAP
 from migrate.recipe import SourceFacts, walk
+from recipes._model.contexts import names_a_tape
+from recipes._model.imports import ImportRecord, Imports, build_imports
+from recipes._model.kinds import keras_base_role
 
 _CONTINUATION = re.compile(r"\\\r?\n")
 
@@ -105,84 +108,38 @@ def _module_pattern(modules: tuple) -> Pattern:
     return re.compile(r"(?<![\w.])(?:" + "|".join(spelled) + r")(?!\w)(?![ \t\f]*\.)")
 
 
-@dataclass
-class Declarations:
-    """What the file's ``import`` statements bind and the bases of its
-    classes (of every class of a name, merged). Built from the ``ast`` here
-    and from the fissix tree by ``recipes._fissix.import_table``, which must
-    never answer more than this one."""
-
-    aliases: Dict[str, Set[str]] = field(default_factory=dict)
-    names: Dict[str, Dict[str, str]] = field(default_factory=dict)
-    class_bases: Dict[str, List[Optional[str]]] = field(default_factory=dict)
-
-    def module_aliases(self, module: str) -> Set[str]:
-        """Local names bound to ``module`` by ``import module [as x]``."""
-        return self.aliases.get(module, set())
-
-    def imported_names(self, module: str) -> Dict[str, str]:
-        """local name -> original name for ``from module import a [as b]``."""
-        return self.names.get(module, {})
+def import_table(facts: SourceFacts) -> Imports:
+    """The semantic model's import table (``recipes._model.imports``), built
+    by its own builder from the ``ast``'s import statements (anywhere but in
+    expressions), every conventional alias presumed: never narrower than the
+    model's, which presumes one only when the module leaves it unbound."""
+    return facts.derived("import table", _import_table)
 
 
-def declarations(facts: SourceFacts) -> Declarations:
-    """The file's imports and classes, from one walk over its statements
-    (expressions are not entered)."""
-    return facts.derived("declarations", _collect_declarations)
-
-
-def _collect_declarations(facts: SourceFacts) -> Declarations:
-    found = Declarations()
-    stack = list(facts.tree.body)
-    while stack:
-        node = stack.pop()
-        kind = type(node)
-        if kind is ast.Import:
-            for alias in node.names:
-                found.aliases.setdefault(alias.name, set()).add(alias.asname or alias.name)
-        elif kind is ast.ImportFrom:
-            if node.level == 0 and node.module:
-                table = found.names.setdefault(node.module, {})
-                for alias in node.names:
-                    table[alias.asname or alias.name] = alias.name
+def _import_table(facts: SourceFacts) -> Imports:
+    records = []
+    for statement in statements(facts, ast.Import, ast.ImportFrom):
+        node = statement.node
+        if isinstance(node, ast.Import):
+            records += [ImportRecord(alias.asname or alias.name.split(".")[0], alias.name, None,
+                                     alias.asname is not None) for alias in node.names]
         else:
-            if kind is ast.ClassDef:
-                found.class_bases.setdefault(node.name, []).extend(map(dotted, node.bases))
-            for name in _blocks(kind):
-                stack.extend(getattr(node, name))
+            module = "." * node.level + (node.module or "")
+            records += [ImportRecord(alias.asname or alias.name, module, alias.name, alias.asname is not None)
+                        for alias in node.names if alias.name != "*"]
+    return build_imports(records, set(CONVENTIONAL))
+
+
+def class_bases(facts: SourceFacts) -> Dict[str, List[Optional[str]]]:
+    """class name -> the dotted names of its bases (every class of a name merged)."""
+    return facts.derived("class bases", _class_bases)
+
+
+def _class_bases(facts: SourceFacts) -> Dict[str, List[Optional[str]]]:
+    found: Dict[str, List[Optional[str]]] = {}
+    for statement in statements(facts, ast.ClassDef):
+        found.setdefault(statement.node.name, []).extend(map(dotted, statement.node.bases))
     return found
-
-
-class Names:
-    """What each imported (or presumed) name of the file may stand for, as
-    canonical dotted paths (``recipes._model.imports.canonical``): the
-    semantic model's ``qualified`` answers one of them or None."""
-
-    def __init__(self, table: Declarations):
-        # imported here: the model imports recipes._fissix, which imports this module
-        from recipes._model.imports import CONVENTIONAL, canonical
-
-        self.targets: Dict[str, Set[str]] = {}
-        for module, aliases in table.aliases.items():
-            for alias in aliases:  # `import a.b` binds `a`
-                local = alias.split(".")[0]
-                self.targets.setdefault(local, set()).add(canonical(module if alias != module else local))
-        for module, names in table.names.items():
-            for local, original in names.items():
-                self.targets.setdefault(local, set()).add(canonical(f"{module}.{original}"))
-        for alias, module in CONVENTIONAL.items():  # presumed when unbound
-            self.targets.setdefault(alias, set()).add(module)
-
-    def qualified(self, name: Optional[str]) -> Set[str]:
-        """Every canonical path the dotted ``name`` may resolve to."""
-        from recipes._model.imports import canonical
-
-        head, _, rest = (name or "").partition(".")
-        return {canonical(f"{target}.{rest}" if rest else target) for target in self.targets.get(head, ())}
-
-
-def names(facts: SourceFacts) -> Names:
-    return facts.derived("names", lambda f: Names(declarations(f)))
 
 
 class Statement:
@@ -377,15 +334,12 @@ def keras_classes(facts: SourceFacts) -> Set[str]:
 
 
 def _keras_classes(facts: SourceFacts) -> Set[str]:
-    from recipes._model.kinds import _KERAS_LAYER_BASES, _KERAS_MODEL_BASES
-
     if not may_name_keras_classes(facts):
         return set()
-    qualified = names(facts).qualified
-    bases = {cls: [b for b in found if b] for cls, found in declarations(facts).class_bases.items()}
+    qualified = import_table(facts).qualified
+    bases = {cls: [b for b in found if b] for cls, found in class_bases(facts).items()}
     keras = {cls for cls, found in bases.items()
-             if any(path in _KERAS_MODEL_BASES or path.startswith(_KERAS_LAYER_BASES)
-                    for base in found for path in qualified(base))}
+             if any(keras_base_role(path) for base in found for path in qualified(base))}
     while True:
         more = {cls for cls, found in bases.items() if cls not in keras and not keras.isdisjoint(found)}
         if not more:
@@ -395,9 +349,8 @@ def _keras_classes(facts: SourceFacts) -> Set[str]:
 
 def tapes(facts: SourceFacts) -> List[Tuple[ast.AST, str]]:
     """(with statement, tape name) for every ``with ...GradientTape(...) as
-    name:`` (``recipes._fissix.tapes``; the model's Contexts: a callee
-    whose name or import ends with ``GradientTape``, ``ForwardGradientTape``
-    and an imported alias too); the text is read first."""
+    name:`` (the model's tapes: ``names_a_tape`` of the callee as spelled
+    or as imported); the text is read first."""
     if "GradientTape" not in facts.text:
         return []
     return facts.derived("tapes", _collect_tapes)
@@ -405,14 +358,13 @@ def tapes(facts: SourceFacts) -> List[Tuple[ast.AST, str]]:
 
 def _collect_tapes(facts: SourceFacts) -> List[Tuple[ast.AST, str]]:
     found = []
-    qualified = names(facts).qualified
+    qualified = import_table(facts).qualified
     for statement in statements(facts, ast.With, ast.AsyncWith):
         node = statement.node
         for item in node.items:
             call = item.context_expr
             if isinstance(call, ast.Call) and isinstance(item.optional_vars, ast.Name) \
-                    and any(path.endswith("GradientTape")
-                            for path in {dotted(call.func) or ""} | qualified(dotted(call.func))):
+                    and any(map(names_a_tape, {dotted(call.func)} | qualified(dotted(call.func)))):
                 found.append((node, item.optional_vars.id))
     return found
 

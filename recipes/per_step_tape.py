@@ -54,9 +54,9 @@ CAVEATS:
   rebind them; an in-place change of a NumPy alphas array is not seen.
 - A bound expression is evaluated once instead of several times; only
   subscripts, arithmetic and non-random ``tf.*``/``np.*`` calls are bound.
-- Only ``with ...GradientTape(...) as name:`` with a single item is
-  recognised; a parameter typed from its calls in this module (calls from
-  other modules are not seen) counts as that kind.
+- Only tapes bound by ``with ...GradientTape(...) as name`` (any item of
+  the ``with``) are recognised; a parameter typed from its calls in this
+  module (calls from other modules are not seen) counts as that kind.
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ from typing import List, Optional, Tuple
 
 from migrate.recipe import Recipe, SourceFacts, propose
 from recipes import _fissix as s
-from recipes._model import Kind, model_of
+from recipes._model import Kind, Tape, model_of
 from recipes._pyast import method_calls, source_segment, tapes
 
 _RANDOM = ("random", "uniform", "normal", "dropout", "shuffle")
@@ -76,7 +76,7 @@ def _free_names(expr) -> set:
     return {leaf.value for leaf in s.name_leaves(expr)}
 
 
-def _evaluations(tape: s.Tape, expr) -> List:
+def _evaluations(tape: Tape, expr) -> List:
     """Occurrences of ``expr`` in the tape body and in later gradient calls."""
     found = s.occurrences(tape.body, expr)
     for stmt in tape.later_statements(_free_names(expr)):
@@ -112,7 +112,7 @@ class _Path:
         self.loop, self.index = loop, index
 
 
-def _stacked_path(expr, tape: s.Tape, model, feeds: List) -> Optional[_Path]:
+def _stacked_path(expr, tape: Tape, model, feeds: List) -> Optional[_Path]:
     """The pre-stacked IG path behind ``tape.watch(P[I])``, when it can be
     rebuilt step by step and nothing but ``P[I]`` in that loop reads it."""
     kids = expr.children
@@ -120,12 +120,12 @@ def _stacked_path(expr, tape: s.Tape, model, feeds: List) -> Optional[_Path]:
             or kids[1].children[0].value != "[" or not s.is_name(kids[1].children[1]):
         return None
     path, index = kids[0].value, kids[1].children[1].value
-    loop = s.enclosing(tape.stmt, s.syms.for_stmt)
+    loop = s.enclosing(tape.statement, s.syms.for_stmt)
     while loop is not None and not s.is_name(loop.children[1], index):
         loop = s.enclosing(loop, s.syms.for_stmt)
     if loop is None:
         return None
-    value = s.reaching_value(path, loop)
+    value = model.assigned_value(path, loop)
     stmt = s.enclosing_statement(value) if value is not None else None
     if stmt is None or stmt.parent is not loop.parent or s.assigned_name(stmt) != path:
         return None
@@ -239,7 +239,7 @@ def _unpacked(name, model) -> bool:
     return False
 
 
-def _feeds(tape: s.Tape, expr, found) -> Tuple[List, bool]:
+def _feeds(tape: Tape, expr, found) -> Tuple[List, bool]:
     """Other spellings of the per-step tensor in the tape body: ``p[k:k + 1]``
     for a watched ``p[k]`` (fed as a batch of one); and whether ``p`` is also
     read there with the same index in a form not understood (then the fix
@@ -268,7 +268,7 @@ def _feeds(tape: s.Tape, expr, found) -> Tuple[List, bool]:
     return feeds, unclear
 
 
-def _roles(tape: s.Tape, found, watch_call) -> Tuple[bool, bool]:
+def _roles(tape: Tape, found, watch_call) -> Tuple[bool, bool]:
     """(fed, differentiated): is an evaluation read by the code in the tape
     (other than ``tape.watch``), and one asked for by ``tape.gradient``?"""
     fed = differentiated = False
@@ -294,15 +294,15 @@ def _in_gradient_call(node, tape_name: str) -> bool:
     return False
 
 
-def _binding_place(expr, tape: s.Tape, watch_call, found, feeds, model):
+def _binding_place(expr, tape: Tape, watch_call, found, feeds, model):
     """Where one name can be bound to ``expr``: above the ``with`` when
     nothing between there and the watch (loops included) assigns what it
     reads; else right above the watch's statement, inside the tape, when
     every evaluation comes after it and what it reads that the tape body
     assigns is NumPy/Python data (converting it records nothing upstream);
     else None (report only)."""
-    if model.same_value_at(expr, tape.stmt, watch_call):
-        return tape.stmt
+    if model.same_value_at(expr, tape.statement, watch_call):
+        return tape.statement
     stmt = s.enclosing_statement(watch_call)
     if any(s.start(node) < s.start(stmt) for node in [n for n, _ in found] + feeds):
         return None
@@ -320,27 +320,15 @@ PATTERN = "power< tape=NAME trailer< '.' 'watch' > trailer< '(' any ')' > >"
 
 
 
-def _tape_of(call, name: str, tapes) -> Optional[s.Tape]:
-    """The ``with ...GradientTape() as name:`` block around ``call``."""
-    node = call.parent
-    while node is not None:
-        tape = tapes.get(id(node))
-        if tape is not None and tape.name == name:
-            return tape
-        node = node.parent
-    return None
-
-
 def _modify(node, capture, filename):
-    tapes = s.per_tree(node, "tapes", s.tapes_by_statement)
-    tape = _tape_of(node, capture["tape"].value, tapes)
-    if tape is None:
+    model = model_of(node)
+    tape = model.tape_named(capture["tape"].value, capture["tape"])
+    if tape is None or not s.contains(tape.body, node):  # the ``with ... as tape:`` block around it
         return
     call = s.call_parts(node)
     args = s.call_args(node.children[-1]) if call else []
     if call is None or len(args) != 1:
         return
-    model = model_of(node)
     elements = s.literal_elements(args[0])
     for expr in [e for e in (elements if elements is not None else args) if not s.is_name(e)]:
         if not s.contains(node, expr):
@@ -365,7 +353,7 @@ def _modify(node, capture, filename):
                           "watched one, so tape.gradient gets None; no rewrite can connect them: "
                           "compute the output from the watched tensor", fixable=False)
             continue
-        taken = s.scope_names(s.scope_of(tape.stmt))
+        taken = s.scope_names(s.scope_of(tape.statement))
         path = _stacked_path(expr, tape, model, feeds)
         if path is not None:
             if propose(expr, f"each `{what}` is a new tensor: the tape watches one, the model reads "
@@ -381,7 +369,7 @@ def _modify(node, capture, filename):
                     fixable=False)
         elif propose(expr, f"each `{what}` is a new tensor: the tape watches one and the code reads "
                            "another, so its gradient is None; bind it to one name "
-                           + ("before the tape" if place is tape.stmt else "before the watch")):
+                           + ("before the tape" if place is tape.statement else "before the watch")):
             _bind(place, expr, found, feeds, taken)
 
 

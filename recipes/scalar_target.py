@@ -151,7 +151,7 @@ def is_model(callee: str, at, classes: Set[str], depth: int = _ALIAS_DEPTH) -> b
     if _MODEL_LIKE.match(callee):
         return True
     stmt = s.enclosing_statement(at)
-    value = s.reaching_value(callee, stmt) if stmt is not None else None
+    value = model_of(at).assigned_value(callee, stmt) if stmt is not None else None
     if value is None:
         return False
     if _builds_model(value, classes):
@@ -191,7 +191,7 @@ def _target_values(target, gradient_call, watched, classes, model) -> List:
     if s.is_name(target):
         if "loss" in target.value.lower():
             return []
-        node = s.reaching_value(target.value, s.enclosing_statement(gradient_call))
+        node = model.assigned_value(target.value, s.enclosing_statement(gradient_call))
         if node is None:
             return []
     node = s.unparen(node)
@@ -342,12 +342,8 @@ def _classes_shown(value, gradient_call, model) -> Optional[str]:
 PATTERN = "power< tape=NAME trailer< '.' 'gradient' > trailer< '(' arglist ')' > any* >"
 
 
-def _facts(root) -> tuple:
-    return model_classes(root), s.per_tree(root, "tapes", s.tapes_by_statement)
-
-
 def _modify(call_node, capture, filename):
-    classes, tapes = s.per_tree(call_node, "scalar-target", _facts)
+    classes = s.per_tree(call_node, "scalar-target", model_classes)
     positional, keywords = s.split_arguments(call_node.children[2])
     if _weights_outputs(positional, keywords):
         return
@@ -355,13 +351,13 @@ def _modify(call_node, capture, filename):
     sources = positional[1] if len(positional) > 1 else keywords.get("sources")
     if target is None or sources is None:
         return
-    tape = tapes.get(id(s.binder(capture["tape"].value, call_node)))
+    model = model_of(call_node)
+    tape = model.tape_named(capture["tape"].value, capture["tape"])
     if tape is None:
         return
     watched = [s.code(e) for e in tape.watch_arguments()]
     if not any(s.code(src) in watched for src in s.literal_elements(sources) or [sources]):
         return
-    model = model_of(call_node)
     values = _target_values(target, call_node, watched, classes, model)
     widths = {model.likely_kind_of(v).width for v in values}
     if not values or 1 in widths or any(_output_rank_one(v, model) for v in values):

@@ -59,7 +59,7 @@ from fissix.pgen2 import token
 from migrate.recipe import Recipe, SourceFacts, propose, walk
 from migrate.prefilter import GAP
 from recipes._pyast import (
-    Statement, assigned_names, code_text, dotted, line_of, names, spelled_as_in_ast, standalone, statements,
+    Statement, assigned_names, code_text, dotted, import_table, line_of, spelled_as_in_ast, standalone, statements,
     statements_at,
 )
 from recipes._model import Kind, Value, model_of
@@ -295,7 +295,7 @@ def _may_cast_a_conversion(facts: SourceFacts) -> List[ast.AST]:
     text = code_text(facts)
     if not (_CAST.search(text) and _CONVERSION.search(text)):
         return []  # no `.cast(` call or no `convert_to_tensor(` call in the code
-    qualified = names(facts).qualified
+    qualified = import_table(facts).qualified
 
     def is_conversion(node) -> bool:
         return isinstance(node, ast.Call) and len(node.args) + len(node.keywords) == 1 \

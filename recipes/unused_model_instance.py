@@ -59,7 +59,7 @@ from fissix.pgen2 import token
 
 from migrate.recipe import Recipe, SourceFacts, propose, walk
 from recipes._model import Kind, model_of
-from recipes._pyast import assigned_names, dotted, keras_classes, may_name_keras_classes, names, statements
+from recipes._pyast import assigned_names, dotted, import_table, keras_classes, may_name_keras_classes, statements
 from recipes._fissix import (
     call_parts, enclosing, find_root, following_leaf, is_call,
     is_name, name_reads, nodes_of_type, per_tree, remove_statement, single_assignment,
@@ -208,7 +208,7 @@ def _may_hold_an_unused_instance(facts: SourceFacts) -> Union[bool, List[ast.AST
     if not may_name_keras_classes(facts):
         return []
     own_classes = bool(keras_classes(facts))
-    qualified = names(facts).qualified
+    qualified = import_table(facts).qualified
     built = [(statement.function, name) for statement in statements(facts, ast.Assign, ast.AnnAssign)
              if statement.cls is None and isinstance(statement.node.value, ast.Call)
              and (own_classes or any(_KERAS_CONSTRUCTOR.match(path) and path.rpartition(".")[2] not in _NOT_LAYERS

@@ -61,11 +61,12 @@ from fissix.pgen2 import token
 
 from migrate.recipe import Recipe, SourceFacts, propose
 from recipes._fissix import (
-    bindings, call_parts, contains, enclosing, import_table, index_of, is_name, is_sole_statement_on_line,
-    literal_elements, name_reads, per_tree, remove_statement, replace_statement,
+    call_parts, contains, enclosing, index_of, is_name, is_sole_statement_on_line,
+    literal_elements, name_reads, remove_statement, replace_statement,
     single_assignment, source, start, statement_of, subscript_parts, syms,
 )
-from recipes._pyast import declarations, dotted, may_import, statements
+from recipes._model import model_of
+from recipes._pyast import dotted, import_table, may_import, statements
 
 ONE, BARE = "one", "bare"  # per-sample value with / without a leading batch-of-one axis
 _NEWAXIS = ("None", "np.newaxis", "numpy.newaxis", "tf.newaxis")
@@ -298,7 +299,7 @@ def _stack_reads(function, buffer: str, loop: SampleLoop, creation) -> Optional[
 def _match(loop: SampleLoop, function, tensorflow):
     """(creation, batched source, stack reads, buffer) when ``loop`` is a
     vectorizable per-sample loop."""
-    if not _is_batch_size(loop.bound, bindings(function)):
+    if not _is_batch_size(loop.bound, model_of(function)):
         return None
     index, body, first = loop.index, loop.body, loop.nodes[0]
     if not body or first.parent.type != syms.suite:
@@ -337,14 +338,16 @@ def _range_loop(loop):
     return loop.children[1].value, iterable[1][0]
 
 
-def _is_batch_size(bound, bound_names, depth: int = 0) -> bool:
-    """``tf.shape(x)[0]``, ``x.shape[0]``, ``len(x)``, a name bound to one of
-    those, or a name that says ``batch``: the loop runs over samples."""
+def _is_batch_size(bound, model, depth: int = 0) -> bool:
+    """``tf.shape(x)[0]``, ``x.shape[0]``, ``len(x)``, a name whose one
+    reaching assignment, in the same function, is one of those, or a name
+    that says ``batch``: the loop runs over samples."""
     if is_name(bound):
-        values = bound_names.get(bound.value, [])
         if "batch" in bound.value.lower():
             return True
-        return len(values) == 1 and depth < 3 and _is_batch_size(values[0], bound_names, depth + 1)
+        value = model.assigned_value(bound.value, bound)
+        return value is not None and model.scope_of(value) is model.scope_of(bound) and depth < 3 \
+            and _is_batch_size(value, model, depth + 1)
     call = call_parts(bound)
     if call:
         return call[0] == "len"
@@ -461,7 +464,7 @@ def _in_function_with_tensorflow(node, capture, filename) -> bool:
 
 
 def _tensorflow(node) -> set:
-    return per_tree(node, "vectorize-sample-loop", lambda root: import_table(root).module_aliases("tensorflow"))
+    return model_of(node).imports.module_aliases("tensorflow")
 
 
 def _modify_for(loop, capture, filename) -> None:
@@ -498,7 +501,7 @@ def _may_loop_over_samples(facts: SourceFacts) -> List[ast.AST]:
     range(...)`` loops ending with ``buf = buf.write(...)``, and the
     functions ending with it and a ``return`` (the body of a
     ``tf.while_loop``)."""
-    if not may_import(facts, ("tensorflow",)) or not declarations(facts).module_aliases("tensorflow"):
+    if not may_import(facts, ("tensorflow",)) or not import_table(facts).module_aliases("tensorflow"):
         return []
     found = []
     for node in (found.node for found in statements(facts, ast.For, ast.FunctionDef)):

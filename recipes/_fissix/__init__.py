@@ -1,7 +1,8 @@
 """Helpers for the fissix tree, shared by the recipes: nodes.py (names,
-calls, displays, statements), scope.py (imports, bindings, reaching values,
-tapes), edits.py (tree surgery that keeps comments), cache.py (facts
-computed once per tree). Not a recipe (the leading underscore keeps the
+calls, displays, statements), scope.py (statements, bindings, fresh names),
+edits.py (tree surgery that keeps comments), cache.py (facts computed once
+per tree). Semantic questions (imports, reaching definitions, kinds, tapes,
+gradient contexts) are the model's (``recipes._model``). Not a recipe (the leading underscore keeps the
 registry away)."""
 
 from __future__ import annotations
@@ -17,11 +18,11 @@ from recipes._fissix.nodes import (  # noqa: F401 (the package's API)
     subscript_parts, syms, unparen,
 )
 from recipes._fissix.scope import (  # noqa: F401 (the package's API)
-    COMPOUND, LAYOUT, LOOPS, Tape, assigned_name, binder, bindings, blocks, bound_names,
-    dotted_name_text, enclosing, enclosing_function, enclosing_statement, fresh_name,
-    import_statements, import_table, is_block, is_sole_statement_on_line, reaching_value, reads,
+    COMPOUND, LAYOUT, LOOPS, assigned_name, bindings, blocks, bound_names,
+    enclosing, enclosing_function, enclosing_statement, fresh_name,
+    is_block, is_sole_statement_on_line, reads,
     scope_names, scope_nodes, scope_of, simple_assignment, single_assignment, statement_of,
-    statements, tapes, tapes_by_statement,
+    statements,
 )
 from recipes._fissix.edits import (  # noqa: F401 (the package's API)
     add_import, fill, indent_of, insert_after, insert_before, move_leading_comments,

@@ -1,6 +1,6 @@
-"""Statements, scopes and bindings in the fissix tree: the import table,
-the statements of a block, what a statement binds, the assignment that
-reaches a use, GradientTape blocks."""
+"""Statements, scopes and bindings in the fissix tree: the statements of a
+block, what a statement binds, fresh names. Imports, reaching definitions and
+tapes are the semantic model's (``recipes._model``)."""
 
 from __future__ import annotations
 
@@ -9,66 +9,12 @@ import re
 from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 from fissix.pgen2 import token
-from fissix.pytree import Leaf, Node
+from fissix.pytree import Leaf
 
 from migrate.slicing import unseen
-from recipes._fissix.nodes import (call_args, call_parts, index_of, is_name, literal_elements, name_leaves,
-                                   syms, unparen)
-from recipes._fissix.cache import nodes_of_type
-from recipes._pyast import Declarations
+from recipes._fissix.nodes import is_name, name_leaves, syms
 
 LAYOUT = (token.NEWLINE, token.INDENT, token.DEDENT, token.ENDMARKER)  # tokens between statements
-
-_STATEMENT_CONTAINERS = (
-    syms.file_input, syms.suite, syms.simple_stmt, syms.if_stmt, syms.try_stmt, syms.with_stmt,
-    syms.for_stmt, syms.while_stmt, syms.funcdef, syms.classdef, syms.decorated,
-    syms.async_stmt, syms.async_funcdef,
-)
-
-
-def import_statements(root) -> List:
-    """Every ``import``/``from ... import`` node, found without walking into
-    expressions (cheap on large files)."""
-    found, stack = [], [root]
-    while stack:
-        node = stack.pop()
-        if node.type in (syms.import_name, syms.import_from):
-            found.append(node)
-        elif node.type in _STATEMENT_CONTAINERS:
-            stack.extend(reversed(node.children))
-    return found
-
-
-def import_table(root) -> Declarations:
-    """What the file's import statements bind (``import m as x``, ``from m
-    import a as b``; relative imports left out), in one walk."""
-    table = Declarations()
-    for node in import_statements(root):
-        if node.type == syms.import_name:
-            target = node.children[1]
-            items = target.children if target.type == syms.dotted_as_names else [target]
-            for item in items:
-                if item.type == syms.dotted_as_name:
-                    table.aliases.setdefault(dotted_name_text(item.children[0]), set()).add(
-                        item.children[2].value)
-                elif item.type != token.COMMA:
-                    module = dotted_name_text(item)
-                    table.aliases.setdefault(module, set()).add(module)
-        elif not dotted_name_text(node.children[1]).startswith("."):  # not a relative import
-            names = table.names.setdefault(dotted_name_text(node.children[1]), {})
-            for child in node.children[3:]:
-                items = child.children if child.type == syms.import_as_names else [child]
-                for item in items:
-                    if item.type == syms.import_as_name:
-                        names[item.children[2].value] = item.children[0].value
-                    elif is_name(item):
-                        names[item.value] = item.value
-    return table
-
-
-def dotted_name_text(node) -> str:
-    return "".join(leaf.value for leaf in node.leaves()) if isinstance(node, Node) else node.value
-
 
 _SCOPES = (syms.funcdef, syms.classdef, syms.lambdef)
 
@@ -244,89 +190,6 @@ def reads(node, name: str) -> bool:
     return any(leaf.value == name for leaf in name_leaves(node))
 
 
-def reaching_value(name: str, at) -> Optional[object]:
-    """The value expression of the one assignment that certainly reaches the
-    use of ``name`` in statement ``at`` (straight-line code, `with` bodies
-    included); None when it is a parameter, a global, a loop-carried or a
-    branch-dependent binding, or anything else it cannot prove."""
-    stmt = at
-    while stmt is not None:
-        container = stmt.parent
-        siblings = statements(container) if is_block(container) else [stmt]
-        index = index_of(siblings, stmt)
-        for previous in reversed(siblings[:index]):
-            if name not in bound_names(previous):
-                continue
-            return _value_of(name, previous)
-        owner = container if not is_block(container) else container.parent
-        if owner is None or owner.type in (syms.file_input, syms.funcdef, syms.classdef):
-            return None
-        if owner.type in LOOPS | {syms.try_stmt} and name in bound_names(owner):
-            return None
-        if owner.type == syms.with_stmt and name in _header_names(owner):
-            return None
-        stmt = enclosing_statement(owner) if owner.type != syms.file_input else None
-    return None
-
-
-def binder(name: str, node):
-    """The statement that last bound ``name`` where ``node`` runs: an earlier
-    statement of the same or an enclosing block, or an enclosing ``with``/
-    ``for`` whose header binds it; None at the scope's start."""
-    stmt = enclosing_statement(node)
-    while stmt is not None:
-        container = stmt.parent
-        siblings = statements(container) if is_block(container) else [stmt]
-        for previous in reversed(siblings[:index_of(siblings, stmt)]):
-            if name in bound_names(previous):
-                return previous
-        owner = container if not is_block(container) else container.parent
-        if owner is None or owner.type in (syms.file_input, syms.funcdef, syms.classdef):
-            return None
-        if owner.type in (syms.with_stmt, syms.for_stmt) and name in _header_names(owner):
-            return owner
-        stmt = enclosing_statement(owner)
-    return None
-
-
-def _header_names(compound) -> Set[str]:
-    header = Node(compound.type, [c.clone() for c in compound.children if c.type != syms.suite
-                                  and c.type != syms.simple_stmt])
-    return bound_names(header)
-
-
-def _value_of(name: str, stmt):
-    if stmt.type == syms.with_stmt and name not in _header_names(stmt):
-        body = stmt.children[-1]
-        for inner in reversed(statements(body)):
-            if name in bound_names(inner):
-                return _value_of(name, inner)
-        return None
-    pair = simple_assignment(stmt)
-    if pair is None:
-        return None
-    target, value = pair
-    if is_name(target):
-        return value if target.value == name else None
-    targets = literal_elements(target) if target.type == syms.atom else \
-        [c for c in target.children if not (isinstance(c, Leaf) and c.value == ",")] \
-        if target.type in (syms.exprlist, syms.testlist_star_expr) else None
-    if not targets or not all(is_name(t) for t in targets):
-        return None
-    position = [t.value for t in targets].index(name)
-    source = unparen(value)
-    if is_name(source):
-        source = reaching_value(source.value, stmt)
-        if source is None:
-            return None
-    elements = literal_elements(source) if source.type == syms.atom else \
-        [c for c in source.children if not (isinstance(c, Leaf) and c.value == ",")] \
-        if source.type in (syms.testlist_star_expr, syms.testlist, syms.exprlist) else None
-    if elements is None or len(elements) != len(targets):
-        return None
-    return elements[position]
-
-
 def scope_names(scope) -> Set[str]:
     """Every NAME spelled anywhere in a scope (for picking fresh names); for
     the module, also in the statements a sliced run does not see."""
@@ -343,60 +206,3 @@ def fresh_name(base: str, taken: Set[str]) -> str:
         n += 1
     taken.add(name)
     return name
-
-
-class Tape:
-    """A ``with ...GradientTape(...) as name:`` statement."""
-
-    def __init__(self, stmt, name: str):
-        self.stmt = stmt
-        self.name = name
-
-    @property
-    def body(self):
-        return self.stmt.children[-1]
-
-    def watch_arguments(self) -> List:
-        """Expressions passed to ``tape.watch`` in the body (lists flattened)."""
-        found = []
-        for node in self.body.pre_order():
-            call = call_parts(node)
-            args = call_args(node.children[-1]) if call else []
-            if not call or call[0] != f"{self.name}.watch" or len(args) != 1:
-                continue
-            arg = args[0]
-            elements = literal_elements(arg)
-            found.extend(elements if elements is not None else [arg])
-        return found
-
-    def later_statements(self, names) -> List:
-        """Statements after the ``with`` in its block, up to one that rebinds
-        the tape or any of ``names``."""
-        siblings = statements(self.stmt.parent)
-        later = []
-        for stmt in siblings[index_of(siblings, self.stmt) + 1:]:
-            bound = bound_names(stmt)
-            if self.name in bound or bound & names:
-                break
-            later.append(stmt)
-        return later
-
-
-def tapes(tree) -> List[Tape]:
-    """Every ``with ...GradientTape(...) as name:`` in the tree."""
-    found = []
-    for node in nodes_of_type(tree, syms.with_stmt):
-        if len(node.children) != 4:
-            continue
-        item = node.children[1]
-        if item.type != syms.with_item or not is_name(item.children[2]):
-            continue
-        call = call_parts(item.children[0])
-        if call and call[0].split(".")[-1] == "GradientTape":
-            found.append(Tape(node, item.children[2].value))
-    return found
-
-
-def tapes_by_statement(root) -> Dict[int, Tape]:
-    """id(with statement) -> its Tape, for the whole tree."""
-    return {id(tape.stmt): tape for tape in tapes(root)}

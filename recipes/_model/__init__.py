@@ -13,12 +13,14 @@ and memoized):
 - kinds: ``m.kind_of(expr)``, ``m.iter_kind(expr)`` -> ``Value`` (``Kind``,
   element, items, output ``width`` of models and layers built here, origin);
 - data flow: ``m.reaching(name_or_attr, at)``, ``m.last_assignment(...)``,
+  ``m.assigned_value(...)``,
   ``m.same_value_at(expr, at, origin)``, ``m.hoist_above(expr, origin)``,
   ``m.dynamic_readers(node)``, ``m.may_be_read_dynamically(name, node)``,
   ``m.layer_names_read()``;
 - gradient contexts: ``m.gradient_context(node)`` (keras_call, train_step,
   tape, tape_callee, tf_function), ``m.tapes``, ``m.tape_of(node)``,
-  ``m.after_tape(node)``;
+  ``m.tape_named(name, at)``, ``m.after_tape(node)``; a Tape gives its
+  ``watch_arguments()`` and ``later_statements(names)``;
 - gradient data flow (gradients.py): ``m.gradient_flow`` -> ``of(expr)``
   (``Flow``: origins, the origins a gradient is taken with respect to),
   ``of_bindings(bindings)``, ``difference_input(expr)`` (``x`` of ``x - baseline``).
@@ -250,6 +252,15 @@ class Model:
         none or there are several (branches, loops, mutations)."""
         found = self.reaching(key, at)
         return found[0] if len(found) == 1 and found[0] is not MANY else None
+
+    @_guarded(None)
+    def assigned_value(self, key: str, at):
+        """The expression assigned by the one binding of ``key`` that reaches
+        ``at`` (an element of a literal tuple for an unpacking); None when
+        none or several reach, or it is no assignment (a parameter, a loop
+        target, an import, a mutation...)."""
+        binding = self.last_assignment(key, at)
+        return binding.value if binding is not None and binding.how in ("assign", "annassign") else None
 
     @_guarded(False)
     def same_value_at(self, expr, at, origin) -> bool:
@@ -501,6 +512,18 @@ class Model:
     @_guarded(None)
     def tape_of(self, node) -> Optional[Tape]:
         return self.contexts.tape_of(node)
+
+    @_guarded(None)
+    def tape_named(self, name: str, at) -> Optional[Tape]:
+        """The tape ``name`` is where ``at`` runs: the one ``with
+        ...GradientTape() as name`` binding that reaches it (``at``: the
+        NAME leaf, or any node: its statement's entry); None when another
+        binding, or several, reach."""
+        binding = self.last_assignment(name, at)
+        if binding is None or binding.how != "with":
+            return None
+        return next((tape for tape in self.contexts.tapes
+                     if tape.statement is binding.statement and tape.name == name), None)
 
     @_guarded(None)
     def after_tape(self, node) -> Optional[Tape]:

@@ -7,8 +7,10 @@ are consolidated or renamed, this file is the only one that changes.
 from fissix import pygram
 from fissix.pgen2 import token
 
-from recipes._fissix import literal_elements, split_arguments, statements, unparen
+from recipes._fissix import (bound_names, call_args, call_parts, index_of, literal_elements, split_arguments, statements,
+                             unparen)
 
 syms = pygram.python_symbols
 
-__all__ = ["literal_elements", "split_arguments", "statements", "syms", "token", "unparen"]
+__all__ = ["bound_names", "call_args", "call_parts", "index_of", "literal_elements", "split_arguments", "statements",
+           "syms", "token", "unparen"]

@@ -1,6 +1,7 @@
 """Where gradients are recorded: Keras ``call``/``train_step``, tape bodies,
-``tf.function``s, and the module functions any of them call (transitively,
-by name). Code that follows a closed tape in the same scope is told apart,
+``tf.function``s, loss and metric functions handed to a Keras model's
+``compile``, and the module functions any of them call (transitively, by
+name). Code that follows a closed tape in the same scope is told apart,
 so NumPy work on finished gradients is not mistaken for a gradient cut.
 """
 
@@ -11,13 +12,16 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
-from ._tree import split_arguments, syms, token
+from ._tree import (bound_names, call_args, call_parts, index_of, literal_elements, split_arguments, statements, syms,
+                    token)
 from .flow import attribute_path
+from .values import Kind
 
 if TYPE_CHECKING:
     from . import Model
 
 _STEPS = {"train_step", "test_step"}
+_COMPILED = ("loss", "metrics", "weighted_metrics")  # compile's keywords naming functions
 
 
 @dataclass(eq=False)
@@ -33,12 +37,36 @@ class Tape:
     def end_line(self) -> int:
         return _last_line(self.statement)
 
+    def watch_arguments(self) -> List:
+        """Expressions passed to ``name.watch`` in the body (lists flattened)."""
+        found = []
+        for node in self.body.pre_order():
+            call = call_parts(node)
+            args = call_args(node.children[-1]) if call else []
+            if not call or call[0] != f"{self.name}.watch" or len(args) != 1:
+                continue
+            elements = literal_elements(args[0])
+            found.extend(elements if elements is not None else args)
+        return found
+
+    def later_statements(self, names) -> List:
+        """Statements after the ``with`` in its block, up to one that rebinds
+        the tape or any of ``names``."""
+        siblings = statements(self.statement.parent)
+        later = []
+        for stmt in siblings[index_of(siblings, self.statement) + 1:]:
+            bound = bound_names(stmt)
+            if self.name in bound or bound & names:
+                break
+            later.append(stmt)
+        return later
+
 
 @dataclass(frozen=True, eq=False)
 class Context:
     """``how``: keras_call, train_step, tape, tape_callee, tf_function or
-    compiled_loss (a loss or metric handed to ``compile``);
-    ``owner``: the funcdef, or the Tape."""
+    compiled (a loss or metric of ``compile``: Keras traces it in its train
+    step, the loss under its tape); ``owner``: the funcdef, or the Tape."""
 
     how: str
     owner: object
@@ -71,8 +99,8 @@ class Contexts:
             for item in stmt.children[1:-2]:
                 expr = item.children[0] if item.type == syms.with_item else item
                 callee = _callee(expr)
-                if callee is None or not (self.model.qualified_children(callee) or
-                                          attribute_path(callee) or "").endswith("GradientTape"):
+                if callee is None or not names_a_tape(self.model.qualified_children(callee)) \
+                        and not names_a_tape(attribute_path(callee)):
                     continue
                 name = item.children[2].value if item.type == syms.with_item and \
                     item.children[2].type == token.NAME else None
@@ -84,7 +112,7 @@ class Contexts:
         for scope in model.index.scopes.values():
             for callee, call in scope.calls:
                 self._wrapped(callee, call)
-                self._handed_to_compile(callee, call)
+                self._compiled(callee, call)
             node = scope.node
             if node.type != syms.funcdef:
                 continue
@@ -109,24 +137,29 @@ class Contexts:
         for function in self.model.functions_called(args[0]) if args else ():
             self.functions.setdefault(id(function), "tf_function")
 
-    def _handed_to_compile(self, callee: str, call) -> None:
-        """``model.compile(loss=fn, metrics=[fn])``: Keras runs ``fn`` in its
-        train step, on the tape."""
-        if not callee.endswith(".compile"):
+    def _compiled(self, callee: str, call) -> None:
+        """``model.compile(optimizer, loss, metrics, loss=..., metrics=...)``
+        on a Keras model (a name the model knows as one, or ``self`` in a
+        Model subclass) makes its loss and metric functions compiled."""
+        receiver, _, method = callee.rpartition(".")
+        if method != "compile" or "." in receiver or not receiver:
             return
-        keywords = split_arguments(call.children[callee.count(".") + 1])[1]
-        for key in ("loss", "metrics"):
-            value = keywords.get(key)
-            if value is None:
-                continue
-            items = [value]
-            if value.type == syms.atom and len(value.children) == 3:  # [fn, ...], (fn, ...)
-                inner = value.children[1]
-                items = inner.children if inner.type in (syms.listmaker, syms.testlist_gexp) else [inner]
-            for item in items:
-                if item.type == token.NAME:
-                    for function in self.model.functions_called(item):
-                        self.functions.setdefault(id(function), "compiled_loss")
+        model = self.model
+        head = call.children[0]
+        if receiver == "self":
+            function = model.scope_of(call).node
+            cls = model.method_class(function) if function.type == syms.funcdef else None
+            if cls is None or model.keras_role(cls) != "model":
+                return
+        elif model.kind_of(head).kind != Kind.MODEL:
+            return
+        positional, keywords = split_arguments(call.children[2])
+        given = positional[1:3] + [keywords[k] for k in _COMPILED if k in keywords]
+        for expr in given:
+            elements = literal_elements(expr)
+            for element in elements if elements is not None else [expr]:
+                for function in model.functions_called(element):
+                    self.functions.setdefault(id(function), "compiled")
 
     def _callees(self) -> None:
         """Everything called by name from a context (or from a function
@@ -182,6 +215,13 @@ class Contexts:
         ends, tapes = self._closing.get(id(self.model.scope_of(node)), ((), ()))
         before = bisect_left(ends, node.get_lineno() or 0)
         return tapes[before - 1] if before else None
+
+
+def names_a_tape(path: Optional[str]) -> bool:
+    """Does a callee's path (as spelled, or canonical) construct a tape
+    (``GradientTape``, ``ForwardGradientTape``, an import of either)? The
+    prechecks' ``recipes._pyast.tapes`` asks the same."""
+    return (path or "").endswith("GradientTape")
 
 
 def _decorators(funcdef) -> List:

@@ -21,15 +21,13 @@ from collections import ChainMap
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
+from migrate.conventions import MUTATORS
+
 from ._tree import literal_elements, split_arguments, statements, syms, token, unparen
-from .imports import import_bindings
+from .imports import ImportRecord, import_bindings
 
 EMPTY: FrozenSet = frozenset()
 
-# Methods that change their receiver in place: a mutation, not a rebinding.
-MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update",
-                      "setdefault", "sort", "reverse", "add", "discard", "fill", "resize",
-                      "put", "itemset", "assign", "assign_add", "assign_sub", "popitem"})
 DYNAMIC_BUILTINS = frozenset({"locals", "globals", "vars", "eval", "exec", "getattr",
                               "hasattr", "setattr", "delattr"})
 NOT_VARIABLES = frozenset({"True", "False", "None", "and", "or", "not", "in", "is", "if",
@@ -125,7 +123,7 @@ class Index:
         self.reads: Dict[int, FrozenSet] = {}
         self.scopes: Dict[int, Scope] = {}
         self.read_names: Set[str] = set()
-        self.imports: List[Tuple[str, Optional[str]]] = []
+        self.imports: List[ImportRecord] = []
         self.withs: List[object] = []
         self.pending: List[Scope] = []
 
@@ -347,10 +345,10 @@ class Walker:
                 self.scope.returns.append(node.children[1])
             return False
         elif kind in (syms.import_name, syms.import_from):
-            for local, leaf, target in import_bindings(node):
-                self.bind(state, self.make(local, leaf, node, "import", imported=target))
+            for record, leaf in import_bindings(node):
+                self.bind(state, self.make(record.local, leaf, node, "import", imported=record.target))
                 if self.first_visit(leaf):
-                    self.index.imports.append((local, target))
+                    self.index.imports.append(record)
         elif kind == syms.global_stmt:
             self.scope.globals.update(c.value for c in node.children[1:] if c.type == token.NAME)
         elif kind == syms.del_stmt:

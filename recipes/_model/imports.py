@@ -8,7 +8,9 @@ Every spelling of the same API gets one name, so recipes compare strings:
 
 from __future__ import annotations
 
-from typing import Dict, Iterator, List, Optional, Set, Tuple
+from typing import Dict, Iterator, NamedTuple, Optional, Sequence, Set, Tuple
+
+from migrate.conventions import CONVENTIONAL
 
 from ._tree import syms, token
 
@@ -24,10 +26,6 @@ _PREFIXES = (
     ("keras.api._v2.keras", "keras"),
 )
 
-# The names a snippet pasted without its imports conventionally means.
-CONVENTIONAL = {"tf": "tensorflow", "np": "numpy", "keras": "keras",
-                "layers": "keras.layers", "pd": "pandas"}
-
 
 def canonical(path: str) -> str:
     """The one spelling of a dotted module path (see the module docstring)."""
@@ -41,10 +39,30 @@ def _text(node) -> str:
     return "".join(leaf.value for leaf in node.leaves())
 
 
-def import_bindings(node) -> Iterator[Tuple[str, object, Optional[str]]]:
-    """(local name, its NAME leaf, canonical target or None) for each name an
-    ``import``/``from ... import`` statement binds; None for relative and star
-    imports' targets (they bind nothing we can name)."""
+class ImportRecord(NamedTuple):
+    """One name an import statement binds, as both the fissix walk
+    (``import_bindings``) and the stdlib ``ast`` walk of the prechecks
+    (``recipes._pyast.import_table``) give it: one table is built from either."""
+
+    local: str  # the name bound
+    module: str  # as spelled, dots joined: ``a.b`` of ``import a.b [as c]``, ``..m`` of a relative import
+    name: Optional[str]  # ``x`` of ``from module import x``; None for ``import module``
+    aliased: bool  # ``as ...``
+
+    @property
+    def target(self) -> Optional[str]:
+        """The canonical path bound; None for a relative import (we cannot
+        name it). ``import a.b`` binds ``a``."""
+        if self.module.startswith("."):
+            return None
+        if self.name is not None:
+            return canonical(f"{self.module}.{self.name}")
+        return canonical(self.module if self.aliased else self.local)
+
+
+def import_bindings(node) -> Iterator[Tuple[ImportRecord, object]]:
+    """(record, its local NAME leaf) for each name an ``import``/``from ...
+    import`` statement binds (a star import binds nothing we can name)."""
     if node.type == syms.import_name:
         target = node.children[1]
         items = target.children if target.type == syms.dotted_as_names else [target]
@@ -52,34 +70,37 @@ def import_bindings(node) -> Iterator[Tuple[str, object, Optional[str]]]:
             if item.type == token.COMMA:
                 continue
             if item.type == syms.dotted_as_name:
-                yield item.children[2].value, item.children[2], canonical(_text(item.children[0]))
+                yield ImportRecord(item.children[2].value, _text(item.children[0]), None, True), item.children[2]
             else:
                 root = next(item.leaves()) if item.type != token.NAME else item
-                yield root.value, root, canonical(root.value)
+                yield ImportRecord(root.value, _text(item), None, False), root
         return
     parts = node.children
     where = next(i for i, p in enumerate(parts) if p.type == token.NAME and p.value == "import")
     module = "".join(_text(p) for p in parts[1:where])
-    relative = module.startswith(".")
     for child in parts[where + 1:]:
         items = child.children if child.type == syms.import_as_names else [child]
         for item in items:
             if item.type == syms.import_as_name:
-                local, original = item.children[2], item.children[0].value
+                yield ImportRecord(item.children[2].value, module, item.children[0].value, True), item.children[2]
             elif item.type == token.NAME:
-                local, original = item, item.value
-            else:
-                continue  # '(', ')', ',', '*'
-            yield local.value, local, None if relative else canonical(f"{module}.{original}")
+                yield ImportRecord(item.value, module, item.value, False), item
+            # else '(', ')', ',', '*'
 
 
 class Imports:
-    """What the module's imports bind (anywhere: functions and ``try`` blocks
-    included), and which conventional aliases it uses unbound."""
+    """The module's one import table: what its imports bind (anywhere:
+    functions and ``try`` blocks included), and which conventional aliases
+    it uses unbound (``presumed``). Canonical answers (``module_of``,
+    ``aliases``, ``uses``, ``qualified``) and, for text gates, the modules
+    as spelled (``module_aliases``, ``imported_names``)."""
 
-    def __init__(self, bound: Dict[str, Set[Optional[str]]], presumed: Set[str]):
-        self._bound = bound
+    def __init__(self, records: Sequence[ImportRecord], presumed: Set[str]):
+        self.records = tuple(records)
         self.presumed = presumed
+        self._bound: Dict[str, Set[Optional[str]]] = {}
+        for record in self.records:
+            self._bound.setdefault(record.local, set()).add(record.target)
 
     def module_of(self, local: str) -> Optional[str]:
         """The canonical target of ``local`` when every import of it agrees."""
@@ -100,13 +121,25 @@ class Imports:
                    for targets in self._bound.values() for t in targets if t) or \
             any(CONVENTIONAL[n].split(".")[0] == module for n in self.presumed)
 
+    def qualified(self, name: Optional[str]) -> Set[str]:
+        """Every canonical path the dotted ``name`` may resolve to: through
+        any import of its first name, or its presumed module."""
+        head, _, rest = (name or "").partition(".")
+        targets = {t for t in self._bound.get(head, ()) if t}
+        if head in self.presumed:
+            targets.add(CONVENTIONAL[head])
+        return {canonical(f"{target}.{rest}" if rest else target) for target in targets}
 
-def build_imports(import_records: List[Tuple[str, Optional[str]]],
-                  unbound_reads: Set[str]) -> Imports:
-    """From every (local, target) an import binds and the names read but bound
-    nowhere in the module."""
-    bound: Dict[str, Set[Optional[str]]] = {}
-    for local, target in import_records:
-        bound.setdefault(local, set()).add(target)
-    presumed = {name for name in CONVENTIONAL if name in unbound_reads}
-    return Imports(bound, presumed)
+    def module_aliases(self, module: str) -> Set[str]:
+        """Local names bound by ``import module [as x]``, ``module`` as spelled."""
+        return {r.local for r in self.records if r.name is None and r.module == module}
+
+    def imported_names(self, module: str) -> Dict[str, str]:
+        """local name -> original name for ``from module import a [as b]``, as spelled."""
+        return {r.local: r.name for r in self.records if r.name is not None and r.module == module}
+
+
+def build_imports(records: Sequence[ImportRecord], unbound_reads: Set[str]) -> Imports:
+    """From every name an import binds and the names read but bound nowhere
+    in the module (a conventional one among them is presumed)."""
+    return Imports(records, {name for name in CONVENTIONAL if name in unbound_reads})

@@ -329,7 +329,7 @@ class Kinds:
                 return of(Kind.TENSOR)
             if position == 1 and role == "model" and name in _STEP_METHODS:
                 return of(Kind.DATASET_ELEMENT)
-        elif b.path[0] in (0, 1) and self.model.contexts.functions.get(id(function)) == "compiled_loss":
+        elif b.path[0] in (0, 1) and self.model.contexts.functions.get(id(function)) == "compiled":
             return of(Kind.TENSOR)  # Keras calls a loss or metric handed to compile with (y_true, y_pred)
         return self._from_calls(b) if self.call_sites else UNKNOWN
 
@@ -755,14 +755,20 @@ class Kinds:
         roles = set()
         for base in self.model.bases(cls):
             if isinstance(base, str):
-                if base in _KERAS_MODEL_BASES:
-                    roles.add("model")
-                elif base.startswith(_KERAS_LAYER_BASES):
-                    roles.add("layer")
+                roles.add(keras_base_role(base))
             elif base is not None:
                 roles.add(self.keras_role(base))
         role = "model" if "model" in roles else "layer" if "layer" in roles else None
         return of(Kind.OTHER, what=role)
+
+
+def keras_base_role(path: str) -> Optional[str]:
+    """"model" or "layer" when the canonical path of a base class is Keras'
+    Model (or Sequential) or a Layer; the prechecks' ``keras_classes`` asks
+    the same of the ``ast``."""
+    if path in _KERAS_MODEL_BASES:
+        return "model"
+    return "layer" if path.startswith(_KERAS_LAYER_BASES) else None
 
 
 def _mutating_call(binding: Binding):

@@ -14,8 +14,7 @@ from recipes._fissix import (
     parse_expression, scope_nodes, source, syms,
 )
 from recipes._model import Kind, model_of
-from recipes._model.imports import CONVENTIONAL
-from recipes._pyast import Declarations
+from recipes._model.imports import CONVENTIONAL, Imports as ImportTable
 
 
 # NumPy calls that make a buffer -> the position of their dtype argument
@@ -71,14 +70,14 @@ class Imports:
         return cls(model.imports.module_of, model.imports.uses("numpy"), model.imports.aliases("tensorflow"), ops)
 
     @classmethod
-    def of(cls, table: Declarations) -> "Imports":
+    def of(cls, table: ImportTable) -> "Imports":
         """From the ``ast`` import table, for the precheck: never narrower than
         ``of_model`` (a ``tensorflow.compat`` alias and an unbound ``np``/``tf``
         count)."""
         names = {local: f"numpy.{name}" for local, name in table.imported_names("numpy").items()}
         names.update(dict.fromkeys(table.module_aliases("numpy"), "numpy"))
-        tensorflow = set().union(*(aliases for module, aliases in table.aliases.items()
-                                   if module.split(".")[0] == "tensorflow"))
+        tensorflow = {record.local for record in table.records
+                      if record.name is None and record.module.split(".")[0] == "tensorflow"}
         names.update(dict.fromkeys(tensorflow, "tensorflow"))
         for alias, module in CONVENTIONAL.items():  # the model's presumed aliases
             names.setdefault(alias, module)

@@ -14,9 +14,10 @@ from migrate.recipe import SourceFacts, child_nodes, walk
 from recipes._numpy_accumulator.buffers import (
     FACTORIES, Imports, _CONVERSIONS, _FROM_DATA, _INTEGERS, _MODEL_WEIGHTS, _PY_DTYPES, _SHAPED,
 )
+from recipes._model.imports import Imports as ImportTable
 from recipes._pyast import (
-    Declarations, code_lines, code_text, declarations, dotted, first_line, keras_classes, line_of, may_import,
-    may_name_keras_classes, names, spelled_alone, spelled_as_in_ast, standalone, statements, statements_at, tapes,
+    code_lines, code_text, dotted, import_table, first_line, keras_classes, line_of, may_import,
+    may_name_keras_classes, spelled_alone, spelled_as_in_ast, standalone, statements, statements_at, tapes,
 )
 
 
@@ -81,10 +82,9 @@ def _may_fill_a_numpy_buffer(facts: SourceFacts):
     if not (_MAY_FILL.search(text) and _SUBSCRIPT_ASSIGNMENT.search(text)) and not (
             _MAY_OPEN_A_CONTEXT.search(text) or _KERAS_METHOD.search(text) and may_name_keras_classes(facts)):
         return []  # no factory call (or NumPy name import) and subscript assignment; no context
-    table = declarations(facts)
-    tensor_names = {"tf", "keras", "layers"}.union(
-        *(aliases for module, aliases in table.aliases.items() if module.split(".")[0] in _TENSOR_MODULES),
-        *(names for module, names in table.names.items() if module.split(".")[0] in _TENSOR_MODULES))
+    table = import_table(facts)
+    tensor_names = {"tf", "keras", "layers"} | {
+        record.local for record in table.records if record.module.split(".")[0] in _TENSOR_MODULES}
     if not (_SELF_CALL_OR_WEIGHTS.search(text) or any(spelled_alone(text, name) for name in sorted(tensor_names))):
         return []
     calls = _numpy_calls(facts, table)
@@ -127,7 +127,7 @@ def _helpers(facts: SourceFacts, lines: List[int]) -> Set[str]:
             if any(first_line(s.node) <= line <= s.node.end_lineno for line in lines)}
 
 
-def _numpy_calls(facts: SourceFacts, table: Declarations) -> List[tuple]:
+def _numpy_calls(facts: SourceFacts, table: ImportTable) -> List[tuple]:
     """(line, NumPy function name) of every call with arguments that may be
     a NumPy function's (Imports.numpy_function), found in the code's text."""
     heads = sorted(table.module_aliases("numpy") | {"np"})
@@ -223,7 +223,7 @@ def _may_run_in_a_context(facts: SourceFacts) -> List[int]:
     by name, every function named in the text of a tape, of a
     ``.compile(...)`` call (its loss and metrics) or of any of those
     (nested functions lie in that text)."""
-    qualified = names(facts).qualified
+    qualified = import_table(facts).qualified
     keras = keras_classes(facts)
     by_name: Dict[str, list] = {}
     pending = []

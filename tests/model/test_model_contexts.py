@@ -226,8 +226,105 @@ def test_a_loss_or_metric_handed_to_compile_runs_on_the_tape_with_tensor_argumen
         model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
         model.compile(optimizer="sgd", loss=pooled, metrics=[hit_rate])
     """)
-    assert how(s, "buf[0] = y_pred") == "compiled_loss"
-    assert how(s, "hits[0] = y_true") == "compiled_loss"
+    assert how(s, "buf[0] = y_pred") == "compiled"
+    assert how(s, "hits[0] = y_true") == "compiled"
     assert how(s, "other[0] = y_pred") is None
     assert s.model.kind_of(s.node("y_pred", 1)).is_tensor
     assert not s.model.kind_of(s.node("y_pred", 4)).is_tensor
+
+
+@pytest.mark.parametrize("compile_call", [
+    "model.compile('adam', loss=penalised, metrics=[agreement])",
+    "model.compile(optimizer='adam', loss=penalised, metrics=(agreement,))",
+    "model.compile('adam', penalised, [agreement])",
+])
+def test_loss_and_metric_functions_handed_to_compile(snippet, compile_call):
+    s = snippet(HEADER, f"""
+        def scale(y):
+            buf[0] = y
+            return y
+
+        def penalised(y_true, y_pred):
+            cache[0] = y_pred
+            return tf.reduce_mean(scale(y_pred) - y_true)
+
+        def agreement(y_true, y_pred):
+            seen[0] = y_pred
+            return tf.reduce_mean(y_pred)
+
+        def unused(y_true, y_pred):
+            spare[0] = y_pred
+
+        model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+        {compile_call}
+    """)
+    assert how(s, "cache[0] = y_pred") == "compiled"
+    assert how(s, "seen[0] = y_pred") == "compiled"
+    assert how(s, "buf[0] = y") == "tape_callee"  # what the loss calls
+    assert how(s, "spare[0] = y_pred") is None
+
+
+def test_compile_of_self_in_a_model_subclass(snippet):
+    s = snippet(HEADER, """
+        def penalised(y_true, y_pred):
+            cache[0] = y_pred
+            return y_pred
+
+        class Net(tf.keras.Model):
+            def setup(self):
+                self.compile(loss=penalised)
+    """)
+    assert how(s, "cache[0] = y_pred") == "compiled"
+
+
+def test_compile_of_something_not_known_as_a_keras_model_is_no_context(snippet):
+    s = snippet(HEADER, """
+        import re
+
+        def penalised(y_true, y_pred):
+            cache[0] = y_pred
+            return y_pred
+
+        pattern = re.compile(loss=penalised)
+        def build(thing):
+            thing.compile(loss=penalised)
+    """)
+    assert how(s, "cache[0] = y_pred") is None
+
+
+def test_the_tape_a_name_is_where_it_is_read(snippet):
+    s = snippet(HEADER, """
+        from tensorflow import GradientTape as Recorder
+
+        with Recorder() as tape:
+            tape.watch([x, w])
+            y = f(x, w)
+        first = tape.gradient(y, x)
+        with tf.GradientTape() as tape:
+            tape.watch(v)
+            z = f(v)
+        second = tape.gradient(z, v)
+        tape = None
+        third = tape.gradient(z, v)
+    """)
+    imported, spelled = s.model.tapes
+    reads = [s.node("tape", i) for i in (3, 6, 7)]  # the receivers of the three gradient calls
+    assert [s.model.tape_named("tape", leaf) for leaf in reads] == [imported, spelled, None]
+    assert [str(e) for e in imported.watch_arguments()] == ["x", " w"]
+    assert [str(e).strip() for e in spelled.watch_arguments()] == ["v"]
+    # statements after the block, up to one rebinding the tape or a name asked for
+    assert [str(st).strip() for st in imported.later_statements({"first"})] == []
+    assert [str(st).strip().split(" =")[0] for st in imported.later_statements(set())] == ["first"]
+
+
+def test_a_tape_name_bound_in_two_branches_is_no_one_tape(snippet):
+    s = snippet(HEADER, """
+        if flag:
+            with tf.GradientTape() as tape:
+                y = f(x)
+        else:
+            with tf.GradientTape() as tape:
+                y = g(x)
+        grads = tape.gradient(y, x)
+    """)
+    assert s.model.tape_named("tape", s.node("tape", -1)) is None

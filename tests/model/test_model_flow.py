@@ -241,3 +241,27 @@ def test_a_name_reused_by_very_many_loops_reaches_as_many(snippet):
     # a fresh binding is precise again
     t = snippet("import tensorflow as tf\n", loops, "loss = tf.ones(1)\nfinal = loss\n")
     assert t.kind("loss", -1).kind == Kind.TENSOR
+
+
+def test_assigned_value_is_the_one_assignment_that_reaches(snippet):
+    s = snippet("""
+        def f(path, flag):
+            steps = tf.stack(path)
+            a, b = steps, 3
+            if flag:
+                c = 1
+            else:
+                c = 2
+            d = 0
+            for i in range(3):
+                d = i
+            use(steps, a, b, c, d, path, i)
+    """)
+    at = s.statement("use(")
+    values = {name: s.model.assigned_value(name, at) for name in "abcd"}
+    assert str(s.model.assigned_value("steps", at)).strip() == "tf.stack(path)"
+    assert str(values["a"]).strip() == "steps" and str(values["b"]).strip() == "3"
+    assert values["c"] is None  # two branches
+    assert values["d"] is None  # the loop may not run: `d = 0` and `d = i` reach
+    assert s.model.assigned_value("path", at) is None  # a parameter
+    assert s.model.assigned_value("i", at) is None  # a loop target

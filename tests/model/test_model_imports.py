@@ -21,6 +21,18 @@ SPELLINGS = [
     ("from numpy import zeros, array as arr", "arr", "numpy.array"),
     ("from numpy import zeros, array as arr", "zeros", "numpy.zeros"),
     ("import pandas as pd", "pd.read_csv", "pandas.read_csv"),
+    ("from tensorflow import cast, convert_to_tensor", "cast", "tensorflow.cast"),
+    ("from tensorflow import cast, convert_to_tensor", "convert_to_tensor", "tensorflow.convert_to_tensor"),
+    ("from tensorflow.compat.v1 import convert_to_tensor as ctt", "ctt", "tensorflow.convert_to_tensor"),
+    ("from tensorflow.compat import v2 as tf", "tf.cast", "tensorflow.cast"),
+    ("import tensorflow.compat.v1 as tf", "tf.keras.Model", "keras.Model"),
+    ("from numpy import zeros", "zeros", "numpy.zeros"),
+    ("import numpy", "numpy.zeros", "numpy.zeros"),
+    ("import tf_keras", "tf_keras.layers.Dense", "keras.layers.Dense"),
+    ("from tf_keras import layers", "layers.Dense", "keras.layers.Dense"),
+    ("import keras as K", "K.layers.Dense", "keras.layers.Dense"),
+    ("import tensorflow.keras as K", "K.Model", "keras.Model"),
+    ("import tensorflow.keras", "tensorflow.keras.Model", "keras.Model"),
 ]
 
 
@@ -112,6 +124,45 @@ def test_notebook_cells_joined_in_order_share_imports(snippet):
     assert s.model.callee(s.node("tf.ones(3)")) == "tensorflow.ones"
     assert s.model.callee(s.node("layers.Dense(4)")) == "keras.layers.Dense"
     assert s.model.imports.presumed == set()
+
+
+def test_notebook_cells_run_in_order(snippet):
+    """An import in a later cell does not reach an earlier one; a later
+    import of another module under the same name takes over from there."""
+    s = snippet("x = np.zeros(3)\n", "import jax.numpy as np\n", "y = np.zeros(3)\n",
+                "import numpy as np\n", "z = np.zeros(3)\n")
+    assert [s.model.callee(s.node("np.zeros(3)", i)) for i in range(3)] == \
+        [None, "jax.numpy.zeros", "numpy.zeros"]
+    assert s.model.imports.module_of("np") is None  # two modules under one name
+
+
+@pytest.mark.parametrize("imports, expr, expected", SPELLINGS)
+def test_the_prechecks_ast_walk_gives_the_same_import_table(snippet, imports, expr, expected):
+    """One table, one builder: the records of the ast walk (prechecks) are
+    the model's, and its ``qualified`` includes the model's answer."""
+    from migrate.recipe import SourceFacts
+    from recipes._pyast import import_table
+
+    source = f"{imports}\ny = {expr}\n"
+    s, table = snippet(source), import_table(SourceFacts(source))
+    assert sorted(table.records) == sorted(s.model.imports.records)
+    assert expected in table.qualified(expr)
+
+
+def test_the_table_answers_modules_as_spelled_for_text_gates(snippet):
+    s = snippet("""
+        import tensorflow.compat.v2 as tf
+        import tensorflow.keras
+        from numpy import zeros, array as arr
+        from . import sibling
+    """)
+    imports = s.model.imports
+    assert imports.module_aliases("tensorflow.compat.v2") == {"tf"}
+    assert imports.module_aliases("tensorflow") == set()
+    assert imports.module_aliases("tensorflow.keras") == {"tensorflow"}  # `import a.b` binds `a`
+    assert imports.imported_names("numpy") == {"zeros": "zeros", "arr": "array"}
+    assert imports.module_of("sibling") is None  # relative: nothing we can name
+    assert imports.qualified("tf.keras.layers.Dense") == {"keras.layers.Dense"}
 
 
 def test_imports_table_answers_aliases_and_uses(snippet):
