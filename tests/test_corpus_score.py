@@ -231,6 +231,8 @@ def test_main_reports_a_bad_sidecar_in_one_line(tmp_path, capsys):
 def test_seed003_recipes_meet_the_floors_on_the_team_corpus():
     result = cs.score(CORPUS, recipes=list(cs.SEED003_RECIPES))
     figures = {r: (v["precision"], v["recall"]) for r, v in result["recipes"].items()}
+    assert set(figures) == set(cs.SEED003_RECIPES)
+    assert all(result["recipes"][r]["tp"] for r in cs.SEED003_RECIPES), result["recipes"]  # labels exist
     assert all(p >= 0.95 and r >= 0.95 for p, r in figures.values()), figures
 
 

@@ -374,6 +374,7 @@ def test_verify_with_an_interpreter_without_tensorflow_is_one_line_exit_2(tmp_pa
     assert line == f"tf-migrate: --python {tmp_path / 'nope'}: no such file"
 
 
+@pytest.mark.tf  # the runtime is checked first: without TensorFlow, that is what it names
 def test_verify_of_a_path_that_does_not_exist_exits_2(tmp_path):
     from migrate.cli import app
 
@@ -406,14 +407,15 @@ def test_tf23_from_an_interpreter_of_another_version_is_refused(tmp_path):
 
 
 def test_tf23_tests_skip_with_the_reason_and_fail_when_ci_requires_them(monkeypatch):
+    import required
     import tf23_runtime as helper
 
     monkeypatch.setattr(helper, "_built", lambda: "no Python 3.8 or 3.7 found")
-    monkeypatch.delenv(helper.REQUIRE, raising=False)
+    monkeypatch.delenv(required.REQUIRE, raising=False)
     with pytest.raises(pytest.skip.Exception, match="TF 2.3 runtime unavailable: no Python 3.8"):
         helper.tf23_runtime()
-    monkeypatch.setenv(helper.REQUIRE, "1")
-    with pytest.raises(pytest.fail.Exception, match="TF_MIGRATE_REQUIRE_TF23=1 but"):
+    monkeypatch.setenv(required.REQUIRE, "1")
+    with pytest.raises(pytest.fail.Exception, match="TF_MIGRATE_REQUIRE_ALL=1 but TF 2.3 runtime"):
         helper.tf23_runtime()
 
 
@@ -671,7 +673,6 @@ def test_verify_fixed_runs_the_original_text_under_the_real_name(tmp_path):
 
 
 @pytest.mark.tf
-@pytest.mark.skipif(not any(c.after for c in all_cases()), reason="no fixture pair yet")
 def test_fix_verify_shows_the_fixture_before_and_its_rewrite(tmp_path):
     from migrate.cli import app
 

@@ -261,14 +261,15 @@ def _run_logged(command: Sequence[str], log, progress: Progress,
                                 text=True, encoding="utf-8", errors="replace")
     except OSError as err:
         return 127, str(err.strerror or err)
-    for line in _lines(proc.stdout, progress.quiet):
-        log.write(line)
-        line = line.strip()
-        if line:
-            lines.append(line)
-            progress.line(line)
-            status(f"{progress.name} [{progress.elapsed()}] {progress.phase}: {line[:100]}")
-    code = proc.wait()
+    with proc:
+        for line in _lines(proc.stdout, progress.quiet):
+            log.write(line)
+            line = line.strip()
+            if line:
+                lines.append(line)
+                progress.line(line)
+                status(f"{progress.name} [{progress.elapsed()}] {progress.phase}: {line[:100]}")
+    code = proc.returncode
     errors = [line for line in lines if line.startswith("ERROR")]
     return code, (errors or lines or ["no output"])[-1]
 
