@@ -454,7 +454,7 @@ def test_a_failed_install_is_one_line_and_never_reused(tmp_path):
     assert environments.ready(base, tmp_path, spec) is None
     # the progress lines a log keeps (not a terminal: no spinner), with the time elapsed
     steps = [line for line in said.getvalue().splitlines()
-             if line.startswith("tf-migrate: toy [") and "] still " not in line]  # a slow host's
+             if line.startswith("tf-migrate: toy [") and "] still " not in line]  # a slow host adds those
     assert re.fullmatch(r"tf-migrate: toy \[ +\d+ s\] create the environment", steps[0])
     assert re.fullmatch(r"tf-migrate: toy \[ +\d+ s\] install .*no_such_package.*", steps[1])
     assert any(re.match(r"tf-migrate: toy \[ +\d+ s\] collecting: ", line) for line in steps)
