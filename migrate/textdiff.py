@@ -8,7 +8,11 @@ from typing import Callable, Optional
 
 
 def unified(name: str, old: str, new: str) -> str:
-    """`diff -u` of two texts of ``name``, marking a missing final newline as git does."""
+    """`diff -u` of two texts of ``name``, marking a missing final newline as
+    git does. Headers are git's ``a/NAME`` and ``b/NAME`` (`git apply`,
+    `patch -p1`); an absolute name loses its leading slash there, as in
+    `git diff --no-index` (``a/tmp/x.py``: apply it with ``-d /``)."""
+    name = name.lstrip("/")
     lines = difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
                                  fromfile=f"a/{name}", tofile=f"b/{name}")
     return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"

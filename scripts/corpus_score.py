@@ -7,7 +7,8 @@ prints per-recipe precision and recall at the finding level and how often
 the kind of fix agrees with the label. With ``--verify`` every SAFE fix is
 applied on its own to a copy of its program, and the before and the after
 are run by ``python -m migrate verify``; a safe fix whose after does not pass
-is counted as failing.
+is counted as failing (``--unsafe``: unsafe fixes too; ``--tf 2.3``: on
+that runtime).
 
 A finding matches a label of the same recipe, in the same file (notebook
 cell), on a line inside the finding's range. TP = matched findings, FP =
@@ -17,6 +18,7 @@ unmatched findings, FN = unmatched labels.
     python scripts/corpus_score.py tests/corpus/seed003 --recipes typed-convert,per-step-tape
     python scripts/corpus_score.py /tmp/realcorpus --labels /tmp/real-labels.txt --json
     python scripts/corpus_score.py --verify              # also run every safe fix
+    python scripts/corpus_score.py /tmp/ig/ig-attribution --verify --unsafe --tf 2.3
 """
 
 from __future__ import annotations
@@ -290,9 +292,11 @@ class VerifiedFix:
     after_failures: List[str]
 
 
-def verify_safe_fixes(findings: Sequence[Finding], timeout: float) -> List[VerifiedFix]:
-    """Run before/after of each safe fix in one ``migrate verify`` call."""
-    safe = [f for f in findings if f.kind == "safe" and f.edits]
+def verify_safe_fixes(findings: Sequence[Finding], timeout: float, runtime: Sequence[str] = (),
+                      kinds: Sequence[str] = ("safe",)) -> List[VerifiedFix]:
+    """Run before/after of each safe fix (of each fix of ``kinds``) in one
+    ``migrate verify`` call; ``runtime``: verify's options (``--tf 2.3``)."""
+    safe = [f for f in findings if f.kind in kinds and f.edits]
     if not safe:
         return []
     with tempfile.TemporaryDirectory(prefix="corpus-score-") as tmp:
@@ -308,14 +312,14 @@ def verify_safe_fixes(findings: Sequence[Finding], timeout: float) -> List[Verif
                 target.write_text(text, encoding="utf-8")
                 pair.append(target)
             pairs.append(pair)
-        report = _run_verify([p for pair in pairs for p in pair], timeout)
+        report = _run_verify([p for pair in pairs for p in pair], timeout, runtime)
         return [_verified(finding, report.get(str(before)), report.get(str(after)))
                 for finding, (before, after) in zip(safe, pairs)]
 
 
-def _run_verify(paths: Sequence[Path], timeout: float) -> Dict[str, dict]:
+def _run_verify(paths: Sequence[Path], timeout: float, runtime: Sequence[str] = ()) -> Dict[str, dict]:
     """verify's JSON report per program, by resolved path."""
-    command = [sys.executable, "-m", "migrate", "verify", "--format", "json", "--timeout", str(timeout)]
+    command = [sys.executable, "-m", "migrate", "verify", "--format", "json", "--timeout", str(timeout), *runtime]
     done = subprocess.run(command + [str(p) for p in paths], capture_output=True, text=True,
                           env=_child_env(), cwd=ROOT)
     try:
@@ -407,7 +411,8 @@ def render(result: dict) -> str:
 
 
 def score(root: Path, recipes: Sequence[str] = (), sidecar: Optional[Path] = None, verify: bool = False,
-          target_index: Optional[int] = None, timeout: float = 60.0) -> dict:
+          target_index: Optional[int] = None, timeout: float = 60.0, runtime: Sequence[str] = (),
+          kinds: Sequence[str] = ("safe",)) -> dict:
     """Everything ``main`` prints, as a dict (the ``--json`` document)."""
     if not root.exists():
         raise CorpusError(f"{root}: no such file or directory")
@@ -415,7 +420,7 @@ def score(root: Path, recipes: Sequence[str] = (), sidecar: Optional[Path] = Non
     labels = corpus_labels(files, sidecar, root)
     findings, errors = run_check(files, recipes, target_index) if files else ([], [])
     scores = match(labels, findings, recipes)
-    verified = verify_safe_fixes(findings, timeout) if verify else None
+    verified = verify_safe_fixes(findings, timeout, runtime, kinds) if verify else None
     return summary(scores, verified, len(files), len(labels), len(findings), errors)
 
 
@@ -428,11 +433,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--verify", action="store_true", help="run verify on before/after of each safe fix")
     parser.add_argument("--target-index", type=int, help="passed to check (scalar-target)")
     parser.add_argument("--timeout", type=float, default=60.0, help="verify: seconds per program")
+    parser.add_argument("--tf", help="verify: the runtime (verify's --tf: 2.3, current)")
+    parser.add_argument("--unsafe", action="store_true", help="verify: unsafe fixes too")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     args = parser.parse_args(argv)
     recipes = [r.strip() for r in args.recipes.split(",") if r.strip()]
     try:
-        result = score(args.corpus, recipes, args.labels, args.verify, args.target_index, args.timeout)
+        result = score(args.corpus, recipes, args.labels, args.verify, args.target_index, args.timeout,
+                       ["--tf", args.tf] if args.tf else [], ("safe", "unsafe") if args.unsafe else ("safe",))
     except (CorpusError, RuntimeError, OSError) as err:
         print(f"corpus_score: {err}", file=sys.stderr)
         return 2
