@@ -8,7 +8,7 @@ while its ``ready.json`` marker names the same packages; the marker is
 written only after pip succeeded, so an install that was killed is rebuilt,
 never reused. A lock file keeps two concurrent runs from building it twice.
 
-A build takes minutes (TF 2.3 alone is a 300 MB download): it says, on stderr
+A build takes minutes (the TF 2.3 wheel alone is over 100 MB): it says, on stderr
 and as plain lines that a CI log keeps, how long it has been running and what
 pip is doing (collecting, downloading, installing), and keeps saying so while
 pip is quiet.
@@ -201,7 +201,7 @@ def _build(base: Interpreter, directory: Path, spec: EnvironmentSpec, console: C
                   markup=False, highlight=False)
 
 
-# pip's output lines that start a phase (pip 20 to 24: a venv of Python 3.8 has pip 23)
+# pip's output lines that start a phase
 PHASES = (("collecting", re.compile(r"(Collecting|Processing|Obtaining|Looking in) ")),
           ("downloading", re.compile(r"(Downloading|Using cached) ")),
           ("installing", re.compile(r"(Installing collected packages|Building wheels?|"
