@@ -10,6 +10,14 @@ finding that appears only after a change the reviewer rejected (a follow-on of
 the fixpoint, a name that change introduces) is not offered, and the closing
 summary says why. The file is written atomically once all its findings are
 decided.
+
+Everything the review prints describes the files as they are on disk after it:
+a file is counted (accepted, rejected, not offered) only once it is written; a
+file left by `q` (or whose write is refused) keeps its text, its decisions are
+dropped and its findings count as undecided. Headers give the line in the file
+as it was, however many accepted changes above it moved it. Answers come from
+stdin; when it is not a terminal and holds none, the review refuses before
+anything is asked.
 """
 
 from __future__ import annotations
@@ -19,14 +27,14 @@ import sys
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Iterable, List, Optional, Set, TextIO, Tuple
+from typing import Callable, List, Optional, Sequence, Set, TextIO, Tuple
 
 from rich.console import Console
 from rich.text import Text
 
 from . import batch, files, output, registry
 from .discovery import discover
-from .engine import Options, transform
+from .engine import Options
 from .result import Diagnostic, SourceResult, Status, split_label
 from .textdiff import line_map, unified
 
@@ -42,12 +50,8 @@ ANSWERS = "ynadrq"
 MAX_QUESTIONS_PER_FILE = 500  # a recipe pair that undoes each other cannot ask forever
 
 
-class NoAnswers(Exception):
-    """stdin ended before the first answer: nobody is there to review."""
-
-
 class Quit(Exception):
-    """The reviewer answered q (or stdin ran out after some answers)."""
+    """The reviewer answered q (or stdin ran out)."""
 
 
 Place = Tuple[str, str, str, int]
@@ -93,6 +97,19 @@ class Document:
         return {(where, recipe, safety, maps[where](line) if where in maps else line)
                 for where, recipe, safety, line in places}
 
+    def original_line(self, diag: Diagnostic, text: str) -> int:
+        """Where ``diag``'s line of ``text`` (the original with accepted
+        changes) is in the file as it was; a line a change wrote, at the line
+        it replaced."""
+        now, then = batch.units_of(self.outcome.path, text), batch.units_of(self.outcome.path, self.source)
+        if now == then or diag.path not in then:
+            return diag.line
+        return line_map(now[diag.path], then[diag.path])(diag.line)
+
+    @property
+    def source(self) -> str:
+        return self.outcome.result.source
+
     def offerable(self, diag: Diagnostic) -> bool:
         return diag.fixable and (diag.safety == "safe" or self.options.unsafe_fixes)
 
@@ -105,12 +122,8 @@ class Document:
 
 
 def _document(outcome: batch.Outcome, options: Options) -> Document:
-    path = str(outcome.path)
-    if outcome.path.suffix == ".ipynb":
-        from .notebook import transform_notebook
-
-        return Document(outcome, lambda text, opts: transform_notebook(text, path, opts), options)
-    return Document(outcome, lambda text, opts: transform(text, path, opts), options)
+    engine, path = batch.engine_for(outcome.path), str(outcome.path)
+    return Document(outcome, lambda text, opts: engine(text, path, opts), options)
 
 
 def diff_text(label: str, old: str, new: str) -> str:
@@ -131,14 +144,31 @@ def _coloured(diff: str) -> Text:
 
 
 @dataclass
+class Decisions:
+    """One file's answers: they count once the file is written."""
+
+    accepted: int = 0
+    rejected: List[Diagnostic] = field(default_factory=list)  # at their original lines
+    not_offered: List[str] = field(default_factory=list)  # with the reason
+
+
+@dataclass
 class Tally:
-    """What a review decided, for the closing summary."""
+    """What a review left on disk, for the closing summary."""
 
     accepted: int = 0
     rejected: int = 0
     not_offered: List[str] = field(default_factory=list)  # with the reason
     left_unsafe: int = 0
     report_only: int = 0
+    undecided: int = 0  # offerable findings of files left unwritten
+    unwritten: List[str] = field(default_factory=list)  # which, and why
+    not_reviewed: int = 0  # files after a q
+
+    def add(self, decisions: Decisions) -> None:
+        self.accepted += decisions.accepted
+        self.rejected += len(decisions.rejected)
+        self.not_offered.extend(decisions.not_offered)
 
 
 @dataclass
@@ -150,7 +180,6 @@ class Reviewer:
     recipes_accepted: Set[Tuple[str, str]] = field(default_factory=set)
     reasons_shown: Set[Tuple[str, str]] = field(default_factory=set)
     recipes_explained: Set[str] = field(default_factory=set)
-    asked: int = 0
     tally: Tally = field(default_factory=Tally)
 
     def ask(self) -> str:
@@ -159,11 +188,8 @@ class Reviewer:
             line = self.answers.readline()
             if not line:
                 self.console.print()
-                if self.asked == 0:
-                    raise NoAnswers()
                 self.console.print("no more answers on stdin: stopping as if 'q'")
                 raise Quit()
-            self.asked += 1
             answer = line.strip().lower()[:1]
             if not self.answers.isatty():
                 self.console.print(answer)
@@ -171,12 +197,13 @@ class Reviewer:
                 return answer
             self.console.print(HELP, markup=False)
 
-    def show(self, doc: Document, diag: Diagnostic, change: str, number: int, waiting: int) -> None:
-        """Where, which recipe and safety, why (each reason once), and the diff."""
+    def show(self, diag: Diagnostic, line: int, change: str, number: int, waiting: int) -> None:
+        """Where (``line``: in the file as it was), which recipe and safety,
+        why (each reason once), and the diff."""
         console = self.console
         console.print()
         more = f", {waiting} more waiting" if waiting else ""
-        console.print(Text(f"{diag.path}:{diag.line}  (change {number}{more})", "bold"))
+        console.print(Text(f"{diag.path}:{line}  (change {number}{more})", "bold"))
         console.print(Text.assemble((diag.recipe, "bold magenta"), f" [{diag.safety} fix]"))
         if diag.recipe not in self.recipes_explained:
             self.recipes_explained.add(diag.recipe)
@@ -192,15 +219,15 @@ class Reviewer:
         console.print(_coloured(change), end="")
 
 
-def _review_file(doc: Document, reviewer: Reviewer) -> Tuple[str, int]:
+def _review_file(doc: Document, reviewer: Reviewer) -> Tuple[str, Decisions]:
     """Ask about each offerable finding in line order, applying the accepted
-    ones as they come; returns the accepted text and how many were declined."""
-    text = doc.outcome.result.source
+    ones as they come; returns the accepted text and the decisions."""
+    text = doc.source
     rejected_places: Set[Place] = set()
     texts = {text}  # a fix that brings back an earlier text would loop
     offered_all: List[Diagnostic] = []
-    rejected: List[Diagnostic] = []
-    declined, number, rest = 0, 0, None  # rest: 'a' or 'd' answered for this file
+    decisions = Decisions()
+    number, rest = 0, None  # rest: 'a' or 'd' answered for this file
     for _ in range(MAX_QUESTIONS_PER_FILE):
         offered = [d for d in sorted(doc.findings(text), key=_position)
                    if doc.offerable(d) and place(d) not in rejected_places]
@@ -208,15 +235,16 @@ def _review_file(doc: Document, reviewer: Reviewer) -> Tuple[str, int]:
             break
         diag = offered[0]
         offered_all.append(diag)
+        line = doc.original_line(diag, text)
         new = doc.apply_one(text, diag)
         if new in texts:
             rejected_places.add(place(diag))
             why = ("its fix cannot be applied on its own (the engine discarded it)" if new == text
                    else "its fix would undo a change already accepted")
-            reviewer.tally.not_offered.append(f"{diag.path}:{diag.line} {diag.recipe}: {why}")
+            decisions.not_offered.append(f"{diag.path}:{line} {diag.recipe}: {why}")
             continue
         number += 1
-        reviewer.show(doc, diag, diff_text(doc.label, text, new), number, len(offered) - 1)
+        reviewer.show(diag, line, diff_text(doc.label, text, new), number, len(offered) - 1)
         answer = _answer(reviewer, diag, rest)
         if answer in "ad":
             rest = answer
@@ -226,15 +254,13 @@ def _review_file(doc: Document, reviewer: Reviewer) -> Tuple[str, int]:
             rejected_places = doc.moved(rejected_places, text, new)
             text = new
             texts.add(text)
-            reviewer.tally.accepted += 1
+            decisions.accepted += 1
         else:
             rejected_places.add(place(diag))
-            declined += 1
-            reviewer.tally.rejected += 1
-            rejected.append(diag)
-    if rejected:
-        reviewer.tally.not_offered.extend(_not_offered(doc, offered_all, rejected))
-    return text, declined
+            decisions.rejected.append(replace(diag, line=line))
+    if decisions.rejected:
+        decisions.not_offered.extend(_not_offered(doc, offered_all, decisions.rejected))
+    return text, decisions
 
 
 def _answer(reviewer: Reviewer, diag: Diagnostic, rest: Optional[str]) -> str:
@@ -277,13 +303,11 @@ class Session:
     quit: bool = False
 
 
-def review(paths: Iterable[Path], options: Options, reviewer: Reviewer) -> Session:
-    """Review every changed file among ``paths`` in order.
-
-    Raises NoAnswers when stdin is empty before the first question.
-    """
-    session = Session()
-    for path in paths:
+def review(paths: Sequence[Path], options: Options, reviewer: Reviewer) -> Session:
+    """Review every changed file among ``paths`` in order; after a q, the
+    files left are not looked at."""
+    session, tally = Session(), reviewer.tally
+    for index, path in enumerate(paths):
         outcome = batch.process(path, options)
         session.outcomes.append(outcome)
         if outcome.result is None or not outcome.result.changed:
@@ -291,68 +315,113 @@ def review(paths: Iterable[Path], options: Options, reviewer: Reviewer) -> Sessi
         doc = _document(outcome, options)
         result = outcome.result
         try:
-            text, declined = _review_file(doc, reviewer)
+            result.output, decisions = _review_file(doc, reviewer)
         except Quit:
-            result.output = result.source  # not written
+            result.output = result.source
             session.quit = True
+            tally.not_reviewed = len(paths) - index - 1
+            _unwritten(doc, tally, "q: not written, its answers are dropped")
             break
-        session.declined += declined
-        result.output = text
-        _write(outcome, reviewer.console)
-        result.diagnostics = doc.findings(result.output)  # what is left on disk, none applied
+        if _write(outcome, reviewer.console):
+            tally.add(decisions)
+            session.declined += len(decisions.rejected)
+            result.diagnostics = doc.findings(result.output)  # what is left on disk, none applied
+        else:
+            _unwritten(doc, tally, f"{outcome.problem}: its answers are dropped")
     for outcome in session.outcomes:
         for diag in outcome.result.pending if outcome.result else []:
             unsafe = diag.fixable and not (diag.safety == "safe" or options.unsafe_fixes)
-            reviewer.tally.left_unsafe += unsafe
-            reviewer.tally.report_only += not diag.fixable
+            tally.left_unsafe += unsafe
+            tally.report_only += not diag.fixable
     return session
 
 
-def _write(outcome: batch.Outcome, console: Console) -> None:
+def _unwritten(doc: Document, tally: Tally, why: str) -> None:
+    """A file that keeps its text: its findings are those of the original,
+    the fixable ones undecided."""
+    result = doc.outcome.result
+    result.diagnostics = doc.findings(result.source)
+    tally.undecided += sum(doc.offerable(d) for d in result.diagnostics)
+    tally.unwritten.append(f"{doc.label} ({why})")
+
+
+def _write(outcome: batch.Outcome, console: Console) -> bool:
+    """Whether the file on disk now holds the reviewed text (a refused write keeps the original)."""
     result = outcome.result
     if not result.changed:
-        return
+        return True
     try:
         files.write(outcome.source, result.output)
-        outcome.written = True
-        console.print(Text(f"wrote {outcome.path}", "green"))
     except files.WriteRefused as err:
         outcome.problem = str(err)
         result.output = result.source
-        console.print(Text(outcome.problem, "red"))
+        console.print(Text(outcome.problem, "red"), highlight=False)
+        return False
+    outcome.written = True
+    console.print(Text(f"wrote {outcome.path}", "green"))
+    return True
 
 
 def print_tally(console: Console, tally: Tally) -> None:
-    """The closing summary: accepted, rejected, not offered (and why), left."""
+    """The closing summary: accepted, rejected, not offered (and why), left,
+    undecided (and which files were not written or not reviewed)."""
     console.print()
     console.print(Text(f"{tally.accepted} accepted, {tally.rejected} rejected, "
                        f"{len(tally.not_offered)} not offered, {tally.left_unsafe} left unsafe"
                        + (" (rerun with --unsafe-fixes to review them)" if tally.left_unsafe else "")
-                       + (f", {tally.report_only} report-only" if tally.report_only else ""),
+                       + (f", {tally.report_only} report-only" if tally.report_only else "")
+                       + (f", {tally.undecided} undecided" if tally.undecided else ""),
                        "bold"))
     for line in tally.not_offered:
         console.print(f"  not offered: {line}", markup=False, highlight=False)
+    for line in tally.unwritten:
+        console.print(f"  unchanged: {line}", markup=False, highlight=False)
+    if tally.not_reviewed:
+        console.print(f"  not reviewed: {tally.not_reviewed} more file(s) after q", highlight=False)
+
+
+class _Peeked:
+    """stdin whose first line was read ahead (to refuse before asking)."""
+
+    def __init__(self, first: str, rest: TextIO):
+        self.first, self.rest = first, rest
+
+    def readline(self) -> str:
+        line, self.first = self.first or self.rest.readline(), ""
+        return line
+
+    def isatty(self) -> bool:
+        return False
+
+
+def _answers(stdin: TextIO) -> Optional[TextIO]:
+    """Where the answers come from; None when stdin is not a terminal and
+    holds none (it is read up to the first line, nothing more)."""
+    if stdin.isatty():
+        return stdin
+    first = stdin.readline()
+    return _Peeked(first, stdin) if first else None
 
 
 def command(paths: List[Path], exclude: List[str], options: Options, console: Console,
             errors: Console, answers: Optional[TextIO] = None) -> int:
     """`fix --interactive`: the exit code (0 all applied, 1 changes declined or
     findings left, 2 a file not processed or no answers on a non-terminal stdin)."""
-    found = discover(paths, exclude)
-    reviewer = Reviewer(console, answers or sys.stdin)
-    try:
-        session = review(found.files, options, reviewer)
-    except NoAnswers:
-        errors.print("tf-migrate: --interactive needs answers, but stdin is not a terminal and "
-                     "is empty; run it in a terminal or pipe answers (one of y,n,a,d,r,q per "
-                     "line)", markup=False, highlight=False)
+    source = _answers(answers or sys.stdin)
+    if source is None:
+        errors.print("tf-migrate: --interactive needs answers: stdin is not a terminal and is "
+                     "empty (run it in a terminal, or pipe answers, one of y,n,a,d,r,q per line)",
+                     markup=False, highlight=False)
         return 2
+    found = discover(paths, exclude)
+    reviewer = Reviewer(console, source)
+    session = review(found.files, options, reviewer)
     summary = batch.Summary()
     for problem in found.problems:
         summary.add(batch.Outcome(Path(problem.split(":", 1)[0]), problem=problem))
     for outcome in session.outcomes:
         summary.add(outcome)
-        for diag in outcome.result.pending if outcome.result else []:
+        for diag in sorted(outcome.result.pending if outcome.result else [], key=_position):
             console.print(output.finding_line(diag), markup=False, highlight=False)
     print_tally(console, reviewer.tally)
     output.print_summary(errors, summary, "written", sum(o.written for o in session.outcomes))

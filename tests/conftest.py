@@ -6,6 +6,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import pytest
 
 
+def pytest_configure(config):
+    """The TF 2.3 build's progress is shown live (tests/tf23_runtime.py)."""
+    import tf23_runtime
+
+    tf23_runtime.CAPTURE = config.pluginmanager.getplugin("capturemanager")
+
+
 @pytest.fixture
 def toy_recipes(monkeypatch):
     """Replace the shipped recipes by the toy ones for engine/CLI tests."""

@@ -392,6 +392,7 @@ def test_installed_wheel_explains_with_its_example(tmp_path):
     """Built like a release (the sdist's files only), installed in a fresh
     venv, run away from the repository: the example comes from the wheel."""
     import shutil
+    import site
     import venv
 
     source = tmp_path / "src"
@@ -404,10 +405,15 @@ def test_installed_wheel_explains_with_its_example(tmp_path):
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path / "dist"),
                     str(source)], check=True, env=env, capture_output=True)
     [wheel] = (tmp_path / "dist").glob("tf_migrate-*.whl")
-    venv.create(tmp_path / "venv", system_site_packages=True, with_pip=True)
+    venv.create(tmp_path / "venv", with_pip=True)
     python = tmp_path / "venv" / "bin" / "python"
     subprocess.run([str(python), "-m", "pip", "install", "--no-deps", "-q", str(wheel)],
                    check=True, env=env, capture_output=True)
+    # its dependencies: those of this interpreter (a venv's, not the base Python's a
+    # system_site_packages venv would see); a path in a .pth runs none of their .pth files
+    # (so not this checkout's editable install)
+    [inner] = (tmp_path / "venv" / "lib").glob("python*/site-packages")
+    (inner / "outer.pth").write_text("\n".join(site.getsitepackages()) + "\n")
     shutil.rmtree(source)  # nothing may come from a source tree
     where = subprocess.run([str(python), "-c", "import migrate; print(migrate.__file__)"],
                            cwd=tmp_path, env=env, capture_output=True, text=True, check=True)

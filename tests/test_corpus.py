@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from migrate import batch
+from required import unavailable
 
 ROOT = Path(__file__).resolve().parent.parent
 FINDINGS_DOC = ROOT / "docs" / "corpus-findings.md"
@@ -39,7 +40,7 @@ def documented_findings() -> set:
 def report():
     sweep = _sweep_module()
     if len(sweep.corpus_roots()) < 3:
-        pytest.skip("tf_keras, keras and tensorflow are not all installed")
+        unavailable("tf_keras, keras and tensorflow are not all installed (the corpus)")
     return sweep.sweep(jobs=batch.default_jobs())
 
 

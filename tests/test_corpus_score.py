@@ -242,8 +242,9 @@ def _pooled(*results):
 def test_seed003_recipes_meet_the_floors_on_the_team_corpus():
     # both labelled corpora: a seed-003 finding on a seed-000 program is a false positive too
     # (tests/corpus/none_gradient carries cause labels of issue 26, not recipe labels)
-    figures = _pooled(*(cs.score(CORPUS / name, recipes=list(cs.SEED003_RECIPES))
-                        for name in ("seed003", "seed000")))
+    results = [cs.score(CORPUS / name, recipes=list(cs.SEED003_RECIPES)) for name in ("seed003", "seed000")]
+    assert all(results[0]["recipes"][r]["tp"] for r in cs.SEED003_RECIPES), results[0]["recipes"]  # labels exist
+    figures = _pooled(*results)
     assert set(figures) == set(cs.SEED003_RECIPES), figures
     assert all(p >= 0.95 and r >= 0.95 for p, r in figures.values()), figures
 

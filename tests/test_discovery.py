@@ -15,8 +15,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from migrate.discovery import discover
+from required import unavailable
 
-pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+if shutil.which("git") is None:
+    unavailable("these tests need git")
 
 # name -> {path: .gitignore lines, or None for a source file}
 CASES = {

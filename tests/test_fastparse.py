@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import hypothesmith
 import pytest
 from hypothesis import HealthCheck, given, settings
 from fissix import pytree
@@ -13,6 +12,7 @@ from fissix.pgen2 import driver
 
 from migrate import fastparse
 from migrate.traversal import GRAMMAR
+from python_sources import PYTHON
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = sorted((ROOT / "fixtures").rglob("*.py")) + sorted((ROOT / "tests" / "corpus").rglob("*.py"))
@@ -79,7 +79,7 @@ def test_what_fissix_cannot_parse_raises_fissixs_error(text):
 
 @settings(max_examples=100, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large])
-@given(hypothesmith.from_grammar() | hypothesmith.from_node())
+@given(PYTHON)
 def test_generated_programs_parse_as_fissix_parses_them(text):
     """Any text, valid Python or not to fissix: the same tree, or the same error."""
     try:

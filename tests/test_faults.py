@@ -41,7 +41,7 @@ def test_sigkill_mid_fix_leaves_every_file_old_or_new(tmp_path):
     proc = launch(["fix", "--jobs", "2", "--no-cache", str(tree)], tmp_path, delay=0.002)
     wait_for_writes(paths, {p: b.decode() for p, b in original.items()}, 20, proc)
     os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait(timeout=30)
+    proc.communicate(timeout=30)  # reaps it and closes its pipes
     new = {p: b.replace(b"old_api", b"new_api") for p, b in original.items()}
     states = [p.read_bytes() for p in paths]
     assert all(s in (original[p], new[p]) for p, s in zip(paths, states))
@@ -106,8 +106,10 @@ def test_a_failed_rename_keeps_the_old_bytes_and_no_temp_file(tmp_path, monkeypa
 
 
 @contextlib.contextmanager
-def writes_denied(directory: Path):
-    """A directory in which creating or renaming files fails, even for root."""
+def writes_denied(directory: Path, monkeypatch):
+    """A directory in which creating or renaming files fails, even for root
+    (chattr +i; where root cannot, as in a container without
+    CAP_LINUX_IMMUTABLE, creating a file there raises what chattr gives)."""
     if ROOT and shutil.which("chattr"):
         done = subprocess.run(["chattr", "+i", str(directory)], capture_output=True)
         if done.returncode == 0:
@@ -117,7 +119,16 @@ def writes_denied(directory: Path):
                 subprocess.run(["chattr", "-i", str(directory)], check=True)
             return
     if ROOT:
-        pytest.skip("no way to deny root writes here (no chattr +i on this filesystem)")
+        real_mkstemp = files.tempfile.mkstemp
+
+        def mkstemp(*args, dir=None, **kwargs):
+            if dir is not None and Path(dir) == directory:
+                raise PermissionError(errno.EPERM, "Operation not permitted", os.fsdecode(dir))
+            return real_mkstemp(*args, dir=dir, **kwargs)
+
+        monkeypatch.setattr(files.tempfile, "mkstemp", mkstemp)
+        yield "Operation not permitted"
+        return
     directory.chmod(0o555)
     try:
         yield "Permission denied"
@@ -184,7 +195,7 @@ def test_hostile_tree_every_problem_named_nothing_lost(tmp_path, toy_recipes, mo
         return real_write(source, text)
 
     monkeypatch.setattr(files, "write", write_after_someone_else)
-    with writes_denied(root / "locked") as denial, listing_denied(root / "closed", monkeypatch):
+    with writes_denied(root / "locked", monkeypatch) as denial, listing_denied(root / "closed", monkeypatch):
         result = runner.invoke(app, ["fix", "--jobs", "2", "--no-cache", str(root)])
     assert result.exit_code == 2
     errors = [line for line in result.stderr.splitlines() if line.startswith("error: ")]

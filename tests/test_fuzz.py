@@ -17,15 +17,16 @@ Profiles: ``ci`` (the default, 50 examples a test) runs in CI; by hand,
 from __future__ import annotations
 
 import os
+import warnings
 from collections import Counter
 
-import hypothesmith
-from hypothesis import HealthCheck, Phase, event, given, note, settings
+from hypothesis import HealthCheck, Phase, event, given, note, settings, strategies as st
 
 from migrate.engine import Options, check_output, transform
 from migrate.registry import all_recipes
 from migrate.result import SourceResult, Status
 
+from python_sources import PYTHON, quietly
 from tf_programs import SNIPPETS, tf_programs
 
 _SLOW_OK = [HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large]
@@ -36,8 +37,6 @@ PROFILE = settings.get_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 RECIPES = tuple(all_recipes().values())
 FIX = Options(RECIPES, unsafe_fixes=True)
 CHECK = Options(RECIPES, unsafe_fixes=True, isolated=True)
-
-GENERATED = hypothesmith.from_grammar() | hypothesmith.from_node()
 
 
 def _assert_engine_contract(source: str) -> SourceResult:
@@ -75,7 +74,7 @@ def _assert_tf_program_contract(source: str) -> SourceResult:
 
 
 @settings(PROFILE)
-@given(GENERATED)
+@given(PYTHON)
 def test_generated_python(source):
     _assert_engine_contract(source)
 
@@ -102,3 +101,19 @@ def test_tensorflow_shaped_programs_reach_the_rewrites():
     assert sum(statuses.values()) == 30
     assert statuses[Status.CHANGED] >= 24, statuses
     assert set(rewriters) >= set(SNIPPETS), rewriters
+
+
+def _warns_when_drawn() -> st.SearchStrategy:
+    return st.builds(lambda: compile("'a'()", "<string>", "exec") and "'a'()")
+
+
+def test_the_generators_own_syntax_warnings_are_silenced_and_no_other():
+    def drawn(strategy):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            given(strategy)(settings(max_examples=1, database=None)(lambda source: None))()
+            warnings.warn("the code under test's own", SyntaxWarning)
+        return [str(w.message) for w in caught]
+
+    assert any("not callable" in message for message in drawn(_warns_when_drawn()))
+    assert drawn(quietly(_warns_when_drawn())) == ["the code under test's own"]

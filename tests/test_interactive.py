@@ -4,6 +4,7 @@ and once end to end under a pseudo-terminal."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -165,15 +166,62 @@ def test_accept_rest_and_skip_rest_of_file(tmp_path, toy_recipes):
     assert second.read_text() == body
 
 
-def test_quit_writes_finished_files_only(tmp_path, toy_recipes):
+def _check_lines(*paths):
+    """`check`'s finding lines for the files as they are on disk."""
+    result = runner.invoke(app, ["check", "--no-cache", *map(str, paths)])
+    return sorted(line for line in result.stdout.splitlines() if line.startswith(str(paths[0].parent)))
+
+
+def _left_lines(stdout):
+    return sorted(line for line in stdout.splitlines() if ": toy-" in line and "[" in line
+                  and not line.startswith(" "))
+
+
+def test_quit_writes_finished_files_only_and_the_summary_is_what_is_on_disk(tmp_path, toy_recipes):
     first = tmp_path / "a.py"
     second = tmp_path / "b.py"
+    third = tmp_path / "c.py"
     first.write_text("old_api()\n")
     second.write_text("old_api()\n\n\n\nrisky()\n")
+    third.write_text("old_api()\n")
     result = fix_interactive(tmp_path, answers="y\ny\nq\n")
     assert first.read_text() == "new_api()\n"
     assert second.read_text() == "old_api()\n\n\n\nrisky()\n"  # its accepted change is not written
     assert result.exit_code == 1
+    # a.py's one change is on disk; b.py's two findings are still there, undecided
+    assert "1 accepted, 0 rejected, 0 not offered, 0 left unsafe, 2 undecided" in result.stdout
+    assert f"unchanged: {second} (q: not written, its answers are dropped)" in result.stdout
+    assert "not reviewed: 1 more file(s) after q" in result.stdout
+    assert _left_lines(result.stdout) == _check_lines(first, second)
+    assert "1 written" in result.stderr
+
+
+def test_quit_lists_what_is_in_the_file_not_what_the_fixes_would_write(tmp_path):
+    """Without --unsafe-fixes the full run applies per-step-tape, whose
+    `path_1_step` the unsafe findings after it quote: after a q nothing is
+    written, so the list quotes the file's own code, and matches `check`."""
+    target = tmp_path / "churn.py"
+    shutil.copy(SEED003, target)
+    result = fix_interactive(target, answers="y\nn\ny\nq\n", unsafe=False)
+    assert target.read_text() == SEED003.read_text()
+    assert "path_1_step" not in result.stdout.split("Apply this change?")[-1]
+    left = sorted(line for line in result.stdout.splitlines() if line.startswith(f"{target}:")
+                  and line.count(":") >= 3)
+    assert len(left) == 9 and left == _check_lines(target)
+    assert "0 accepted, 0 rejected, 0 not offered, 4 left unsafe" in result.stdout
+    assert "5 undecided" in result.stdout  # the safe fixes: 3 typed-convert, 2 per-step-tape
+    assert result.exit_code == 1
+
+
+def test_headers_give_the_line_in_the_original_file(tmp_path, toy_recipes):
+    """The import the first fix adds moves old_api() to line 6 of the text
+    under review; the header still says line 5, where it is in the file."""
+    target = tmp_path / "a.py"
+    target.write_text("y = make_ones()\n\n\n\nz = old_api()\n")
+    result = fix_interactive(target, answers="y\ny\n")
+    headers = [line for line in result.stdout.splitlines() if "(change " in line]
+    assert headers == [f"{target}:1  (change 1, 1 more waiting)", f"{target}:5  (change 2)"]
+    assert target.read_text() == "import numpy\ny = numpy.ones()\n\n\n\nz = new_api()\n"
 
 
 def test_help_then_answer(tmp_path, toy_recipes):
@@ -190,8 +238,47 @@ def test_refuses_without_answers(tmp_path, toy_recipes, answers):
     target.write_text("old_api()\n")
     result = fix_interactive(target, answers=answers)
     assert result.exit_code == 2
-    assert "--interactive needs answers, but stdin is not a terminal" in result.stderr
+    assert "--interactive needs answers: stdin is not a terminal and is empty" in result.stderr
+    assert result.stdout == "" and len(result.stderr.splitlines()) == 1  # nothing asked
     assert target.read_text() == "old_api()\n"
+
+
+def test_dev_null_stdin_is_refused_before_anything_is_asked(tmp_path):
+    target = tmp_path / "a.py"
+    shutil.copy(SEED003, target)
+    with open(os.devnull) as nothing:
+        ran = subprocess.run([sys.executable, "-m", "migrate", "fix", "-i", "--no-cache", str(target)],
+                             stdin=nothing, capture_output=True, text=True, env=_env(), timeout=120)
+    assert ran.returncode == 2 and ran.stdout == ""
+    assert ran.stderr.splitlines() == [
+        "tf-migrate: --interactive needs answers: stdin is not a terminal and is empty (run it in "
+        "a terminal, or pipe answers, one of y,n,a,d,r,q per line)"]
+    assert target.read_text() == SEED003.read_text()
+
+
+def test_quit_in_a_terminal_leaves_the_file_and_says_so(tmp_path):
+    """y, n, then q typed into a pseudo-terminal: nothing is written and the
+    summary counts nothing as accepted."""
+    target = tmp_path / "churn.py"
+    shutil.copy(SEED003, target)
+    child = pexpect.spawn(sys.executable, ["-m", "migrate", "fix", "-i", "--no-cache", str(target)],
+                          env=_env(), encoding="utf-8", timeout=120)
+    for answer in "y n q".split():
+        child.expect_exact("Apply this change? [y,n,a,d,r,q,?]")
+        child.sendline(answer)
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 1, child.before
+    assert target.read_text() == SEED003.read_text()
+    summary = " ".join(re.sub(r"\x1b\[[0-9;]*m", "", child.before).split())  # bold stays with NO_COLOR
+    assert "0 accepted, 0 rejected, 0 not offered, 4 left unsafe" in summary
+    assert f"5 undecided unchanged: {target} (q: not written, its answers are dropped)" in summary
+    assert "0 written" in summary
+
+
+def _env():
+    return dict(os.environ, PYTHONPATH=str(ROOT), NO_COLOR="1", COLUMNS="100",
+                TF_CPP_MIN_LOG_LEVEL="3")
 
 
 def test_answers_running_out_stop_like_quit(tmp_path, toy_recipes):
@@ -260,8 +347,7 @@ def test_end_to_end_review_in_a_terminal_writes_a_program_that_runs(tmp_path):
     churn, other = tmp_path / "a_churn.py", tmp_path / "b_churn.py"
     shutil.copy(SEED003, churn)
     shutil.copy(SEED003, other)
-    env = dict(os.environ, PYTHONPATH=str(ROOT), NO_COLOR="1", COLUMNS="100",
-               TF_CPP_MIN_LOG_LEVEL="3")
+    env = _env()
     child = pexpect.spawn(sys.executable, ["-m", "migrate", "fix", "-i", "--unsafe-fixes",
                                            "--no-cache", str(tmp_path)],
                           env=env, encoding="utf-8", timeout=120)

@@ -9,9 +9,11 @@ from __future__ import annotations
 import ast
 import io
 import json
+import re
 import subprocess
 import sys
 import textwrap
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -372,6 +374,7 @@ def test_verify_with_an_interpreter_without_tensorflow_is_one_line_exit_2(tmp_pa
     assert line == f"tf-migrate: --python {tmp_path / 'nope'}: no such file"
 
 
+@pytest.mark.tf  # the runtime is checked first: without TensorFlow, that is what it names
 def test_verify_of_a_path_that_does_not_exist_exits_2(tmp_path):
     from migrate.cli import app
 
@@ -404,14 +407,15 @@ def test_tf23_from_an_interpreter_of_another_version_is_refused(tmp_path):
 
 
 def test_tf23_tests_skip_with_the_reason_and_fail_when_ci_requires_them(monkeypatch):
+    import required
     import tf23_runtime as helper
 
     monkeypatch.setattr(helper, "_built", lambda: "no Python 3.8 or 3.7 found")
-    monkeypatch.delenv(helper.REQUIRE, raising=False)
+    monkeypatch.delenv(required.REQUIRE, raising=False)
     with pytest.raises(pytest.skip.Exception, match="TF 2.3 runtime unavailable: no Python 3.8"):
         helper.tf23_runtime()
-    monkeypatch.setenv(helper.REQUIRE, "1")
-    with pytest.raises(pytest.fail.Exception, match="TF_MIGRATE_REQUIRE_TF23=1 but"):
+    monkeypatch.setenv(required.REQUIRE, "1")
+    with pytest.raises(pytest.fail.Exception, match="TF_MIGRATE_REQUIRE_ALL=1 but TF 2.3 runtime"):
         helper.tf23_runtime()
 
 
@@ -438,13 +442,68 @@ def test_an_environment_is_reused_only_after_a_complete_build(tmp_path):
 
 def test_a_failed_install_is_one_line_and_never_reused(tmp_path):
     base = Interpreter(sys.executable, tuple(sys.version_info[:2]))
-    spec = _toy_spec(str(tmp_path / "no-such-package-1.0-py3-none-any.whl"))
+    wheel = tmp_path / "no_such_package-1.0-py3-none-any.whl"
+    zipfile.ZipFile(wheel, "w").close()  # a wheel with nothing in it: pip processes it, then fails
+    spec = _toy_spec(str(wheel))
+    said = io.StringIO()
     with pytest.raises(Unavailable) as failure:
-        environments.ensure(base, tmp_path, False, Console(file=io.StringIO()), spec)
+        environments.ensure(base, tmp_path, False, Console(file=said), spec)
     message = str(failure.value)
     assert "\n" not in message and message.startswith("could not install")
     assert "no-such-package" in message and "install.log" in message
     assert environments.ready(base, tmp_path, spec) is None
+    # the progress lines a log keeps (not a terminal: no spinner), with the time elapsed
+    steps = [line for line in said.getvalue().splitlines()
+             if line.startswith("tf-migrate: toy [") and "] still " not in line]  # a slow host adds those
+    assert re.fullmatch(r"tf-migrate: toy \[ +\d+ s\] create the environment", steps[0])
+    assert re.fullmatch(r"tf-migrate: toy \[ +\d+ s\] install .*no_such_package.*", steps[1])
+    assert any(re.match(r"tf-migrate: toy \[ +\d+ s\] collecting: ", line) for line in steps)
+
+
+class _Clock:
+    def __init__(self):
+        self.now = 100.0
+
+    def __call__(self):
+        return self.now
+
+
+PIP_LINES = [(0, "Collecting tensorflow-cpu==2.3.0"),
+             (1, "Downloading tensorflow_cpu-2.3.0-cp38-cp38-manylinux2010_x86_64.whl (137.3 MB)"),
+             (40, "Collecting numpy<1.19.0,>=1.16.0"),  # another phase, EVERY s later: said
+             (41, "Downloading numpy-1.18.5-cp38-cp38-manylinux1_x86_64.whl (20.6 MB)"),  # too soon
+             (50, "Collecting absl-py>=0.7.0"),  # the phase last said: quiet
+             (51, "Using cached absl_py-2.1.0-py3-none-any.whl (133 kB)"),  # another, EVERY s later
+             (52, "Installing collected packages: numpy, absl-py, tensorflow-cpu")]
+
+
+def test_the_build_says_pips_phase_and_the_time_and_keeps_talking_while_pip_is_quiet():
+    clock, said = _Clock(), io.StringIO()
+    progress = environments.Progress(Console(file=said, width=200), "tf2.3", clock)
+    progress.step("install tensorflow-cpu==2.3.0")
+    for at, line in PIP_LINES:
+        clock.now = 100 + at
+        progress.line(line)
+    for at in range(53, 200):  # installing: pip says nothing, ask once a second
+        clock.now = 100 + at
+        progress.quiet()
+    assert said.getvalue().splitlines() == [
+        "tf-migrate: tf2.3 [   0 s] install tensorflow-cpu==2.3.0",
+        "tf-migrate: tf2.3 [   0 s] collecting: Collecting tensorflow-cpu==2.3.0",
+        "tf-migrate: tf2.3 [   1 s] downloading: Downloading tensorflow_cpu-2.3.0-cp38-cp38-"
+        "manylinux2010_x86_64.whl (137.3 MB)",
+        "tf-migrate: tf2.3 [  40 s] collecting: Collecting numpy<1.19.0,>=1.16.0",
+        "tf-migrate: tf2.3 [  51 s] downloading: Using cached absl_py-2.1.0-py3-none-any.whl (133 kB)",
+        "tf-migrate: tf2.3 [  52 s] installing: Installing collected packages: numpy, absl-py, "
+        "tensorflow-cpu",
+        "tf-migrate: tf2.3 [  82 s] still installing (pip's last line: Installing collected "
+        "packages: numpy, absl-py, tensorflow-cpu)",
+        "tf-migrate: tf2.3 [ 112 s] still installing (pip's last line: Installing collected "
+        "packages: numpy, absl-py, tensorflow-cpu)",
+        "tf-migrate: tf2.3 [ 142 s] still installing (pip's last line: Installing collected "
+        "packages: numpy, absl-py, tensorflow-cpu)",
+        "tf-migrate: tf2.3 [ 172 s] still installing (pip's last line: Installing collected "
+        "packages: numpy, absl-py, tensorflow-cpu)"]
 
 
 def _diagnostic(path, line, safety="unsafe"):
@@ -614,7 +673,6 @@ def test_verify_fixed_runs_the_original_text_under_the_real_name(tmp_path):
 
 
 @pytest.mark.tf
-@pytest.mark.skipif(not any(c.after for c in all_cases()), reason="no fixture pair yet")
 def test_fix_verify_shows_the_fixture_before_and_its_rewrite(tmp_path):
     from migrate.cli import app
 

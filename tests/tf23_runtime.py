@@ -2,44 +2,48 @@
 (CI's) tool cache, as `verify --tf 2.3` would.
 
 Where no Python 3.8/3.7 can be found (or pip cannot install TF 2.3) the
-tests that need it skip with the reason; with ``TF_MIGRATE_REQUIRE_TF23=1``
-(set by .ci/run) they fail instead, so CI cannot pass without running them.
+tests that need it skip with the reason; with ``TF_MIGRATE_REQUIRE_ALL=1``
+(set by .ci/run) they fail instead, so CI cannot pass without running them
+(tests/required.py).
+
+The first build takes minutes: its progress lines go to the terminal as they
+come, past pytest's capture (``CAPTURE``, set by conftest.py).
 """
 
 from __future__ import annotations
 
-import os
+from contextlib import nullcontext
 from functools import lru_cache
 from pathlib import Path
-from typing import Union
+from typing import Any, Union
 
-import pytest
 from rich.console import Console
 
 from migrate.cache import default_dir
 from migrate.runner.runtimes import Runtime, Unavailable, tf23
+from required import unavailable
 
-REQUIRE = "TF_MIGRATE_REQUIRE_TF23"
 # read at collection, before conftest.py points XDG_CACHE_HOME at a per-test folder
 CACHE = default_dir()
+CAPTURE: Any = None  # pytest's capture manager
 
 
 @lru_cache(maxsize=None)
 def _built() -> Union[Runtime, str]:
+    shown = CAPTURE.global_and_fixture_disabled() if CAPTURE is not None else nullcontext()
     try:
-        return tf23(None, CACHE, False, Console(stderr=True))
+        with shown:
+            return tf23(None, CACHE, False, Console(stderr=True))
     except Unavailable as error:
         return str(error)
 
 
 def tf23_runtime() -> Runtime:
-    """The TF 2.3 runtime, or skip (fail under TF_MIGRATE_REQUIRE_TF23=1)."""
+    """The TF 2.3 runtime, or skip (fail under TF_MIGRATE_REQUIRE_ALL=1)."""
     runtime = _built()
     if isinstance(runtime, Runtime):
         return runtime
-    if os.environ.get(REQUIRE) == "1":
-        pytest.fail(f"{REQUIRE}=1 but the TF 2.3 runtime is unavailable: {runtime}")
-    pytest.skip(f"TF 2.3 runtime unavailable: {runtime}")
+    unavailable(f"TF 2.3 runtime unavailable: {runtime}")
 
 
 def tf23_cache_dir() -> Path:

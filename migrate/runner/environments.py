@@ -7,6 +7,11 @@ under the tool's cache folder (``<cache>/envs/tf2.3-py3.8``) and is reused
 while its ``ready.json`` marker names the same packages; the marker is
 written only after pip succeeded, so an install that was killed is rebuilt,
 never reused. A lock file keeps two concurrent runs from building it twice.
+
+A build takes minutes (the TF 2.3 wheel alone is over 100 MB): it says, on stderr
+and as plain lines that a CI log keeps, how long it has been running and what
+pip is doing (collecting, downloading, installing), and keeps saying so while
+pip is quiet.
 """
 
 from __future__ import annotations
@@ -14,14 +19,16 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import queue
 import re
 import shutil
 import subprocess
+import threading
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, List, Optional, Sequence, Tuple
+from typing import Callable, Iterator, List, Optional, Sequence, Set, Tuple
 
 from rich.console import Console
 
@@ -177,10 +184,11 @@ def _build(base: Interpreter, directory: Path, spec: EnvironmentSpec, console: C
                                           *spec.packages]))
     directory.mkdir(parents=True, exist_ok=True)
     log = directory / LOG
+    progress = Progress(console, spec.name)
     with log.open("w", encoding="utf-8") as handle, console.status("") as status:
         for doing, command in steps:
-            code, last = _run_logged(command, handle, lambda line: status.update(
-                f"{spec.name}: {doing}: {line[:100]}"))
+            progress.step(doing)
+            code, last = _run_logged(command, handle, progress, status.update)
             if code != 0:
                 raise Unavailable(f"could not {doing} for {spec.name} with {base} "
                                   f"(exit {code}: {last}); log: {log}")
@@ -193,21 +201,96 @@ def _build(base: Interpreter, directory: Path, spec: EnvironmentSpec, console: C
                   markup=False, highlight=False)
 
 
-def _run_logged(command: Sequence[str], log, show) -> Tuple[int, str]:
-    """Run ``command``, every output line to ``log`` and to ``show``; (exit code,
-    the last line that says what went wrong, else the last line)."""
+# pip's output lines that start a phase
+PHASES = (("collecting", re.compile(r"(Collecting|Processing|Obtaining|Looking in) ")),
+          ("downloading", re.compile(r"(Downloading|Using cached) ")),
+          ("installing", re.compile(r"(Installing collected packages|Building wheels?|"
+                                    r"Successfully installed)\b")))
+
+
+class Progress:
+    """The build's progress as lines: one when pip enters a phase for the
+    first time, one when it changes phase again if ``EVERY`` seconds passed
+    (it alternates between collecting and downloading package after package),
+    and one every ``QUIET`` seconds when nothing was said (installing TF prints
+    nothing for minutes). Each names the seconds since the build started."""
+
+    EVERY, QUIET = 5.0, 30.0
+
+    def __init__(self, console: Console, name: str, clock: Callable[[], float] = time.monotonic):
+        self.console, self.name, self.clock = console, name, clock
+        self.started = self.said_at = clock()
+        self.phase, self.said_phase, self.latest = "", "", ""
+        self.shown: Set[str] = set()
+
+    def step(self, doing: str) -> None:
+        self.phase = doing
+        self._say(doing)
+
+    def line(self, text: str) -> None:
+        """One line of pip's output."""
+        self.latest = text
+        self.phase = next((name for name, start in PHASES if start.match(text)), self.phase)
+        changed = self.phase != self.said_phase and self.clock() - self.said_at >= self.EVERY
+        if self.phase not in self.shown or changed:
+            self._say(f"{self.phase}: {text}")
+
+    def quiet(self) -> None:
+        """No output for a while."""
+        if self.clock() - self.said_at >= self.QUIET:
+            self._say(f"still {self.phase}" + (f" (pip's last line: {self.latest})" if self.latest else ""))
+
+    def elapsed(self) -> str:
+        return f"{self.clock() - self.started:4.0f} s"
+
+    def _say(self, what: str) -> None:
+        self.shown.add(self.phase)
+        self.said_at, self.said_phase = self.clock(), self.phase
+        self.console.print(f"tf-migrate: {self.name} [{self.elapsed()}] {what[:160]}",
+                           markup=False, highlight=False, soft_wrap=True)
+
+
+def _run_logged(command: Sequence[str], log, progress: Progress,
+                status: Callable[[str], None]) -> Tuple[int, str]:
+    """Run ``command``, every output line to ``log`` and to ``progress`` (and
+    the latest to ``status``, a terminal's spinner); (exit code, the last line
+    that says what went wrong, else the last line)."""
     lines: List[str] = []
     try:
         proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                 text=True, encoding="utf-8", errors="replace")
     except OSError as err:
         return 127, str(err.strerror or err)
-    for line in proc.stdout:
-        log.write(line)
-        line = line.strip()
-        if line:
-            lines.append(line)
-            show(line)
-    code = proc.wait()
+    with proc:
+        for line in _lines(proc.stdout, progress.quiet):
+            log.write(line)
+            line = line.strip()
+            if line:
+                lines.append(line)
+                progress.line(line)
+                status(f"{progress.name} [{progress.elapsed()}] {progress.phase}: {line[:100]}")
+    code = proc.returncode
     errors = [line for line in lines if line.startswith("ERROR")]
     return code, (errors or lines or ["no output"])[-1]
+
+
+def _lines(stream, quiet: Callable[[], None], wait: float = 1.0) -> Iterator[str]:
+    """The lines of ``stream``; ``quiet`` is called every ``wait`` seconds
+    that none comes (a thread reads, so that silence can be noticed)."""
+    arrived: "queue.Queue[Optional[str]]" = queue.Queue()
+
+    def read() -> None:
+        for line in stream:
+            arrived.put(line)
+        arrived.put(None)
+
+    threading.Thread(target=read, daemon=True).start()
+    while True:
+        try:
+            line = arrived.get(timeout=wait)
+        except queue.Empty:
+            quiet()
+            continue
+        if line is None:
+            return
+        yield line
