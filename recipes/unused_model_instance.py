@@ -53,12 +53,13 @@ from __future__ import annotations
 import ast
 import bisect
 import re
-from typing import Dict, List, Set, Tuple, Union
+from typing import Dict, List, Optional, Set, Tuple, Union
 
 from fissix.pgen2 import token
 
 from migrate.recipe import Recipe, SourceFacts, propose, walk
 from recipes._model import Kind, model_of
+from recipes._model.construction import REGISTERS, Effect, construction_effect
 from recipes._pyast import assigned_names, dotted, keras_classes, may_name_keras_classes, names, statements
 from recipes._fissix import (
     call_parts, enclosing, find_root, following_leaf, is_call,
@@ -119,22 +120,32 @@ def _unused_instance(node, capture, filename):
     if any(leaf is not target for leaf in name_reads(scope, target.value)) \
             or model.may_be_read_dynamically(target.value, target):
         return None
+    effect = _construction_effect(value, model)
+    if effect is not None and effect.kind == REGISTERS:
+        return None  # the instance is reachable through what it registered with
     calls_inside = any(is_call(n) and not _builds_keras_object(n, model)
                        for n in value.children[-1].pre_order())
-    return expr, node, call[0], calls_inside
+    return expr, node, call[0], calls_inside, effect
 
 
-def _generated_name_lookup(root, constructor: str, stmt):
-    """A string after ``stmt`` naming a layer as Keras numbers the
+def _construction_effect(call, model) -> Optional[Effect]:
+    """What building a class of this module does beyond the instance
+    (recipes._model.construction); Keras's own classes have none."""
+    origin = model.kind_of(call).origin
+    if origin is None or origin.type != syms.classdef:
+        return None
+    return construction_effect(model, origin)
+
+
+def _generated_name_lookups(root, constructor: str, stmt) -> List:
+    """The strings after ``stmt`` naming a layer as Keras numbers the
     constructor's class (``"dense_1"`` for ``Dense``): removing one instance
     renames every later auto-named one of that class."""
     strings = per_tree(root, "unused-model-instance: strings by word", _strings_by_word)
     found = strings.get(_snake_case(constructor.rpartition(".")[2]), ([], []))
     after = start(stmt)
-    for leaf in found[1][bisect.bisect_right(found[0], after):]:
-        if find_root(leaf) is root:  # not removed earlier in this pass
-            return leaf
-    return None
+    return [leaf for leaf in found[1][bisect.bisect_right(found[0], after):]
+            if find_root(leaf) is root]  # not removed earlier in this pass
 
 
 def _strings_by_word(root) -> Dict[str, Tuple[list, list]]:
@@ -179,18 +190,21 @@ def _modify(node, capture, filename) -> None:
     found = _unused_instance(node, capture, filename)
     if found is None:
         return
-    expr, stmt, constructor, calls_inside = found
+    expr, stmt, constructor, calls_inside, effect = found
     name = capture["target"].value
     message = f"`{name} = {constructor}(...)` builds a Keras object that is never used"
     if calls_inside:
         message += " (its arguments call code that may have side effects)"
+    if effect is not None:
+        message += f"; building it may matter beyond the object: {effect.why} (line {start(effect.node)[0]})"
     call = call_parts(expr.children[-1])
-    lookup = None if "name" in call[2] else _generated_name_lookup(find_root(node), constructor, stmt)
-    if lookup:
+    lookups = [] if "name" in call[2] else _generated_name_lookups(find_root(node), constructor, stmt)
+    if lookups:
+        named = ", ".join(f"{leaf.value} (line {leaf.lineno})" for leaf in lookups)
         message += (f"; removing it renames the auto-named `{constructor}` objects built "
-                    f"after it, and {lookup.value} (line {lookup.lineno}) "
-                    f"looks one up by that name: not removed automatically")
-    if propose(expr, message, safety="unsafe" if calls_inside else None, fixable=lookup is None):
+                    f"after it, and these lookups by name would change: {named}")
+    unsafe = calls_inside or effect is not None or bool(lookups)
+    if propose(expr, message, safety="unsafe" if unsafe else None):
         _drop_describing_comments(stmt)
         remove_statement(stmt)
 
