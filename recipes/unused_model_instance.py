@@ -59,7 +59,7 @@ from fissix.pgen2 import token
 
 from migrate.recipe import Recipe, SourceFacts, propose, walk
 from recipes._model import Kind, model_of
-from recipes._model.construction import REGISTERS, Effect, construction_effect
+from recipes._model.construction import EFFECT, REGISTERS, Effect, construction_effect
 from recipes._pyast import assigned_names, dotted, keras_classes, may_name_keras_classes, names, statements
 from recipes._fissix import (
     call_parts, enclosing, find_root, following_leaf, is_call,
@@ -120,12 +120,34 @@ def _unused_instance(node, capture, filename):
     if any(leaf is not target for leaf in name_reads(scope, target.value)) \
             or model.may_be_read_dynamically(target.value, target):
         return None
-    effect = _construction_effect(value, model)
+    effect = _construction_effect(value, model) or _builds_weights(value, model)
     if effect is not None and effect.kind == REGISTERS:
         return None  # the instance is reachable through what it registered with
     calls_inside = any(is_call(n) and not _builds_keras_object(n, model)
                        for n in value.children[-1].pre_order())
     return expr, node, call[0], calls_inside, effect
+
+
+_SHAPED = ("input_shape", "input_dim", "batch_input_shape")
+
+
+def _builds_weights(call, model) -> Optional[Effect]:
+    """A ``Sequential`` given its input shape (an ``Input`` in its list, or a
+    layer with ``input_shape=``) builds its weights when constructed: their
+    initializers draw from the global random state, so removing it changes
+    the initial weights of every layer built after it (as another seed
+    would)."""
+    if not (model.callee(call) or "").endswith(".Sequential"):
+        return None
+    for node in call.children[-1].pre_order():
+        if is_call(node) and (model.callee(node) or "").rpartition(".")[2] in ("Input", "InputLayer"):
+            return Effect(EFFECT, node, "it builds its weights when constructed (its initializers "
+                                        "draw from the random state the layers built after it use)")
+        if node.type == syms.argument and node.children[0].type == token.NAME \
+                and node.children[0].value in _SHAPED:
+            return Effect(EFFECT, node, "it builds its weights when constructed (its initializers "
+                                        "draw from the random state the layers built after it use)")
+    return None
 
 
 def _construction_effect(call, model) -> Optional[Effect]:

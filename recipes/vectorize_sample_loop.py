@@ -177,6 +177,9 @@ class Chain:
         if self.model is None or "." in attr:
             return False
         cls = self.model.method_class(self.function) if self.function is not None else None
+        if callee == "self":  # the model itself, called in its train_step
+            return cls is not None and self.model.keras_role(cls) is not None \
+                and not self._mixes_samples(cls)
         if attr:
             if head != "self" or (cls is not None and attr in self.model.methods(cls)):
                 return False
@@ -194,10 +197,13 @@ class Chain:
         kind = self.model.kind_of(value)
         if kind.kind not in (Kind.LAYER, Kind.MODEL):
             return False
-        made = kind.origin if kind.origin is not None else value
-        return not any(is_call(n) and (self.model.callee(n) or "").endswith("BatchNormalization")
-                       for n in made.pre_order()) and \
-            not any(leaf.type == token.NAME and leaf.value == "BatchNormalization" for leaf in made.leaves())
+        return not self._mixes_samples(kind.origin if kind.origin is not None else value)
+
+    def _mixes_samples(self, made) -> bool:
+        """Does the construction ``made`` (a call, or a class) hold a
+        ``BatchNormalization``, whose training output mixes the samples?"""
+        return any(is_call(n) and (self.model.callee(n) or "").endswith("BatchNormalization")
+                   for n in made.pre_order())
 
     def _batch_item(self, batched: str, rest: List[str]) -> Optional[str]:
         """The batch axis of a batched reshape: ``-1``, or ``tf.shape(x)[0]``

@@ -290,39 +290,52 @@ class VerifiedFix:
     after_failures: List[str]
 
 
-def verify_safe_fixes(findings: Sequence[Finding], timeout: float) -> List[VerifiedFix]:
-    """Run before/after of each safe fix in one ``migrate verify`` call."""
-    safe = [f for f in findings if f.kind == "safe" and f.edits]
-    if not safe:
+def verify_safe_fixes(findings: Sequence[Finding], timeout: float, runtime: Sequence[str] = (),
+                      kinds: Sequence[str] = ("safe",)) -> List[VerifiedFix]:
+    """Run before/after of each fix of ``kinds`` (safe; with --fixes all,
+    unsafe too) in one ``migrate verify`` call, with ``runtime`` (verify's
+    ``--tf`` / ``--keras`` options). A behaviour-preserving recipe's pair
+    whose before defines ``outputs()`` is written as a fixture pair
+    (``<recipe>/<stem>.before.py`` / ``.after.py``), so verify also compares
+    their outputs (the equivalence check)."""
+    chosen = [f for f in findings if f.kind in kinds and f.edits]
+    if not chosen:
         return []
     with tempfile.TemporaryDirectory(prefix="corpus-score-") as tmp:
         pairs = []
-        for number, finding in enumerate(safe):
+        for number, finding in enumerate(chosen):
             file, _ = split_label(finding.path)
             before, after = rewritten(Path(file).read_text(encoding="utf-8"), finding, file.endswith(".ipynb"))
             stem = re.sub(r"\W", "_", Path(file).stem)
+            as_fixture = _behaviour_preserving(finding.recipe) and re.search(r"^def outputs\(", before, re.M)
             pair = []
             for role, text in (("before", before), ("after", after)):
-                target = Path(tmp, f"{number:03d}_{role}", f"{stem}.py")
-                target.parent.mkdir()
+                if as_fixture:
+                    target = Path(tmp, finding.recipe, f"{stem}_{number:03d}.{role}.py")
+                else:
+                    target = Path(tmp, f"{number:03d}_{role}", f"{stem}.py")
+                target.parent.mkdir(exist_ok=True)
                 target.write_text(text, encoding="utf-8")
                 pair.append(target)
             pairs.append(pair)
-        report = _run_verify([p for pair in pairs for p in pair], timeout)
+        report = _run_verify([p for pair in pairs for p in pair], timeout, runtime)
         return [_verified(finding, report.get(str(before)), report.get(str(after)))
-                for finding, (before, after) in zip(safe, pairs)]
+                for finding, (before, after) in zip(chosen, pairs)]
 
 
-def _run_verify(paths: Sequence[Path], timeout: float) -> Dict[str, dict]:
+def _run_verify(paths: Sequence[Path], timeout: float, runtime: Sequence[str] = ()) -> Dict[str, dict]:
     """verify's JSON report per program, by resolved path."""
-    command = [sys.executable, "-m", "migrate", "verify", "--format", "json", "--timeout", str(timeout)]
+    command = [sys.executable, "-m", "migrate", "verify", "--format", "json", "--timeout", str(timeout),
+               *runtime]
     done = subprocess.run(command + [str(p) for p in paths], capture_output=True, text=True,
                           env=_child_env(), cwd=ROOT)
     try:
         document = json.loads(done.stdout)
     except ValueError:
         raise RuntimeError(f"migrate verify gave no JSON (exit {done.returncode}): {done.stderr.strip()[-400:]}")
-    return {str(Path(p["path"]).resolve()): p for p in document.get("programs", [])}
+    # with --keras 3 a program runs twice: the Keras 3 run (after the current one) is kept
+    programs = sorted(document.get("programs", []), key=lambda p: p.get("runtime") != "current")
+    return {str(Path(p["path"]).resolve()): p for p in programs}
 
 
 def _verified(finding: Finding, before: Optional[dict], after: Optional[dict]) -> VerifiedFix:
@@ -398,7 +411,7 @@ def render(result: dict) -> str:
     if "safe_fixes" in result:
         failing = result["failing_safe_fixes"]
         repaired = sum(1 for fix in result["safe_fixes"] if fix["after_ok"] and not fix["before_ok"])
-        lines.append(f"safe fixes verified: {len(result['safe_fixes'])} ({repaired} turned a failing program "
+        lines.append(f"fixes verified: {len(result['safe_fixes'])} ({repaired} turned a failing program "
                      f"into a passing one), failing: {len(failing)}")
         for item in failing:
             reasons = "; ".join(item["failures"])[:200]
@@ -407,7 +420,8 @@ def render(result: dict) -> str:
 
 
 def score(root: Path, recipes: Sequence[str] = (), sidecar: Optional[Path] = None, verify: bool = False,
-          target_index: Optional[int] = None, timeout: float = 60.0) -> dict:
+          target_index: Optional[int] = None, timeout: float = 60.0, runtime: Sequence[str] = (),
+          kinds: Sequence[str] = ("safe",)) -> dict:
     """Everything ``main`` prints, as a dict (the ``--json`` document)."""
     if not root.exists():
         raise CorpusError(f"{root}: no such file or directory")
@@ -415,7 +429,7 @@ def score(root: Path, recipes: Sequence[str] = (), sidecar: Optional[Path] = Non
     labels = corpus_labels(files, sidecar, root)
     findings, errors = run_check(files, recipes, target_index) if files else ([], [])
     scores = match(labels, findings, recipes)
-    verified = verify_safe_fixes(findings, timeout) if verify else None
+    verified = verify_safe_fixes(findings, timeout, runtime, kinds) if verify else None
     return summary(scores, verified, len(files), len(labels), len(findings), errors)
 
 
@@ -428,11 +442,18 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--verify", action="store_true", help="run verify on before/after of each safe fix")
     parser.add_argument("--target-index", type=int, help="passed to check (scalar-target)")
     parser.add_argument("--timeout", type=float, default=60.0, help="verify: seconds per program")
+    parser.add_argument("--fixes", choices=("safe", "all"), default="safe",
+                        help="verify: the safe fixes, or the unsafe ones too")
+    parser.add_argument("--tf", choices=("current", "2.3"), default="current", help="verify: the runtime's TF")
+    parser.add_argument("--keras", choices=("2", "3"), default="2", help="verify: '3' runs under Keras 3 as well")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     args = parser.parse_args(argv)
     recipes = [r.strip() for r in args.recipes.split(",") if r.strip()]
     try:
-        result = score(args.corpus, recipes, args.labels, args.verify, args.target_index, args.timeout)
+        runtime = ["--tf", args.tf, "--keras", args.keras]
+        kinds = ("safe", "unsafe") if args.fixes == "all" else ("safe",)
+        result = score(args.corpus, recipes, args.labels, args.verify, args.target_index, args.timeout,
+                       runtime, kinds)
     except (CorpusError, RuntimeError, OSError) as err:
         print(f"corpus_score: {err}", file=sys.stderr)
         return 2

@@ -34,7 +34,7 @@ def main(argv=None) -> int:
         folder = args.dest / name
         folder.mkdir(parents=True, exist_ok=True)
         for program in programs:
-            (folder / f"{program.name}.py").write_text(program.source, encoding="utf-8")
+            (folder / f"{program.name}{program.suffix}").write_text(program.source, encoding="utf-8")
         misses = sum(p.near_miss for p in programs)
         print(f"{name}: {len(programs)} programs ({misses} near-misses) in {folder}")
     return 0

@@ -34,6 +34,7 @@ class Program:
     name: str  # unique within its family, a valid file stem: the dimension values joined
     source: str
     near_miss: bool  # True: correct code that must stay byte-identical
+    suffix: str = ".py"  # ".ipynb": ``source`` is a notebook's JSON
 
 
 def families() -> Dict[str, object]:
