@@ -26,11 +26,24 @@ Left alone: names that are read anywhere in scope (including ``global``
 declarations and closures), names a dynamic reader can reach (``locals()``,
 ``vars()``, ``eval``/``exec`` in the scope; for module-level names also
 ``globals()`` and ``getattr``/``hasattr`` with that string or a computed
-one), ``_``, class attributes, tuple or chained targets, and names listed in
-``__all__``. When a string after the instance names a layer as Keras would
-auto-name one of its class (``get_layer("dense_1")`` after an unused
-``Dense``), the finding says so and offers no fix: the removal would rename
-the later layers.
+one), ``_``, class attributes, tuple or chained targets, names listed in
+``__all__``, and instances of a class of the module whose construction
+registers the instance somewhere (``REGISTRY.append(self)``,
+``Cls.members.append(self)``, ``hub[key] = self``): the object is used
+through what it registered with (``recipes/_model/construction.py``).
+
+Safe only when building the object provably has no effect beyond itself:
+Keras's own classes, or classes of the module whose ``__init__`` (its
+bases' and the methods it calls, ``build`` among them) touches only
+``self`` and builds Keras layers. Otherwise the removal is unsafe and the
+message names the effect: printing or logging (output the user sees: we
+count it as an effect), writing a global or a class attribute, a call the
+model cannot see into, a ``Sequential`` given its input shape (it builds
+weights when constructed, drawing from the random state the layers built
+after it use). When a string after the instance names a layer as Keras
+would auto-name one of its class (``get_layer("dense_1")`` after an unused
+``Dense``), the removal would rename the later layers: an unsafe fix whose
+message names every such lookup.
 
 CAVEATS:
 - A constructor whose arguments call something other than a Keras class
@@ -39,7 +52,7 @@ CAVEATS:
   (``Sequential([Dense(4)])``) do not count.
 - Keras numbers auto-generated layer names per class (``dense``, ``dense_1``):
   removing an instance renames the later ones. A lookup by a generated name
-  in this file blocks the fix; checkpoints loaded by name are not seen.
+  in this file makes the fix unsafe; checkpoints loaded by name are not seen.
 - Under Keras 3 every unseeded initializer draws its seed from Python's
   ``random`` when the layer is constructed: removing an instance shifts the
   initial weights of the layers built after it in the same run (as another

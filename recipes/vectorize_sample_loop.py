@@ -1,19 +1,38 @@
 """vectorize-sample-loop: a per-sample loop of layer calls becomes one batched call.
 
-What it does: a loop ``for j in range(batch):`` over the samples (the bound
-is ``tf.shape(x)[0]``, ``x.shape[0]``, ``len(x)``, a name bound to one of
-those, or a name containing ``batch``) whose body is a pure chain of layer
-calls on one sample, ``inputs[j, ...]``, collected in a ``tf.TensorArray``
-(``buf = buf.write(j, value)``), is replaced by the same chain on the whole
-batch, ``inputs[:, ...]``: one layer call per position instead of one per
-sample and position. The chain may reshape the sample to a batch of one
-(``tf.reshape(x, [1, ...])`` becomes ``[-1, ...]``; ``tf.expand_dims(x, 0)``
-or ``x[None]`` are dropped), reshape a layer's output to its per-sample shape
-(``[d]`` becomes ``[-1, d]``), call ``self.<layer>``, and contain a loop over
-positions that fills a per-sample TensorArray; that array's ``stack()`` is
-then transposed so the batch axis comes first. The outer TensorArray goes
-away and its ``.stack()`` reads become the batched tensor. This is the
-batching step of seed 000's fix.
+What it does: a loop over the samples of a batch whose body is a pure chain
+of layer calls on one sample is replaced by the same chain on the whole
+batch: one layer call per position instead of one per sample and position.
+
+- The loop: ``for j in range(bound)`` (the bound is ``tf.shape(x)[0]``,
+  ``x.shape[0]``, ``len(x)``, a name bound to one of those, or a name
+  containing ``batch``), ``for row in x`` / ``for row in tf.unstack(x)`` over
+  a tensor or array, a list comprehension of either form, or
+  numpy-accumulator's ``tf.while_loop`` form; in a function or at module
+  level (a script).
+- The collection: ``buf = buf.write(j, value)`` into a ``tf.TensorArray``
+  read by ``buf.stack()``; ``buf.append(value)`` after ``buf = []``, or
+  ``buf[j] = value`` after ``buf = [None] * n``, or a comprehension, joined
+  after the loop by ``tf.concat(buf, 0)`` (each value a batch of one) or
+  ``tf.stack(buf)`` (``keras.ops.concatenate`` / ``stack`` too).
+- The chain: the sample ``inputs[j, ...]`` / ``inputs[j:j + 1]`` / ``row``,
+  reshaped to a batch of one (``tf.reshape(x, [1, ...])`` becomes ``[-1,
+  ...]``; ``tf.expand_dims(x, 0)`` or ``x[None]`` are dropped), a layer's
+  output reshaped to its per-sample shape (``[d]`` becomes ``[-1, d]``) or
+  indexed ``[0]``, calls of Keras layers or models (``self.<layer>``, a
+  layer bound in the scope, the model itself in its ``train_step``), and a
+  loop over positions that fills a per-sample TensorArray (its ``stack()``
+  is then transposed so the batch axis comes first).
+
+The collector goes away and its joins or ``.stack()`` reads become the
+batched tensor. This is the batching step of seed 000's fix.
+
+Stays a loop: state carried from one sample to the next (a name read
+before the body binds it), per-sample routing (``self.heads[i]``), a
+per-sample value in any index but the first (variable-length slices),
+a method of the class or a function (it may keep state), a layer holding
+``BatchNormalization`` (its training output mixes samples), a loop over
+anything that is not the batch.
 
 Why: not a gradient bug; a Python loop over the batch multiplies the number
 of layer calls (and graph nodes under ``tf.function``) by the batch size, and
@@ -37,14 +56,17 @@ becomes::
 
 CAVEATS (why it is unsafe):
 - A layer whose output for one sample depends on the rest of the batch
-  (``BatchNormalization`` in training, batch-level statistics, a custom layer
-  that reduces over axis 0) computes something else on the batch.
+  (batch-level statistics, a custom layer that reduces over axis 0)
+  computes something else on the batch; only ``BatchNormalization`` built
+  visibly in the module is seen.
 - Results agree only up to floating-point rounding (different kernels).
-- Only straight-line chains of assignments, ``self.<layer>(x)`` calls and
+- Only straight-line chains of assignments, layer calls and
   ``tf.reshape`` / ``tf.expand_dims`` / ``tf.squeeze`` / ``x[None]`` are
   recognised; the loop variable may appear only as the first index of the
-  input and as the ``write`` index. A per-sample TensorArray filled by an
-  inner position loop needs its slot rank from a ``tf.reshape`` to transpose.
+  input and as the ``write`` / slot index. An attribute of ``self`` that no
+  visible code binds counts as a layer. A per-sample TensorArray filled by
+  an inner position loop needs its slot rank from a ``tf.reshape`` to
+  transpose.
 - "Over the samples" is read from the loop bound; a name such as
   ``batch_count`` that is not the batch size would fool it.
 """

@@ -25,11 +25,10 @@ loop over features rather than samples, a method of the class per sample.
 from __future__ import annotations
 
 import itertools
-import json
 import textwrap
 from typing import Dict, Iterator, List, Tuple
 
-from . import Program
+from . import Program, notebook
 
 FAMILY = "vectorize-sample-loop"
 
@@ -245,11 +244,7 @@ def _program(context: str, style: str, spelling: str, code: List[str], needs: Li
     cells = [header] + _script_cells(code, needs, names)
     if context == "script":
         return cells[0] + "\n" + "\n".join(cells[1:])
-    document = {"cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
-                           "source": cell.strip("\n").splitlines(keepends=True)} for cell in cells],
-                "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}},
-                "nbformat": 4, "nbformat_minor": 5}
-    return json.dumps(document, indent=1) + "\n"
+    return notebook(cells)
 
 
 def _runs(context: str, style: str, spelling: str, loop: str) -> bool:

@@ -23,11 +23,10 @@ the unused assignment:
 from __future__ import annotations
 
 import itertools
-import json
 import textwrap
 from typing import Dict, Iterator, Optional, Tuple
 
-from . import Program
+from . import Program, notebook
 
 FAMILY = "unused-model-instance"
 
@@ -191,16 +190,8 @@ def _program(style: str, spelling: str, variant: str, context: str) -> str:
         "\n\ndef outputs():\n    trained, inputs, _ = training_case()\n"
         "    return {\"prediction\": trained(inputs), \"registered\": np.array(len(REGISTRY))}\n")
     if context == "notebook":
-        return _notebook(cells)
+        return notebook(cells)
     return "".join(cells)
-
-
-def _notebook(cells) -> str:
-    document = {"cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
-                           "source": cell.strip("\n").splitlines(keepends=True)} for cell in cells],
-                "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}},
-                "nbformat": 4, "nbformat_minor": 5}
-    return json.dumps(document, indent=1) + "\n"
 
 
 def generate() -> Iterator[Program]:
