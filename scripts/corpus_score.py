@@ -379,7 +379,7 @@ def summary(scores: Dict[str, RecipeScore], verified: Optional[List[VerifiedFix]
     result = {"files": files, "labels": labels, "findings": findings, "errors": errors, "recipes": recipes}
     if verified is not None:
         result["safe_fixes"] = [
-            {"path": v.finding.path, "line": v.finding.line, "recipe": v.finding.recipe,
+            {"path": v.finding.path, "line": v.finding.line, "recipe": v.finding.recipe, "kind": v.finding.kind,
              "before_ok": v.before_ok, "after_ok": v.after_ok, "failures": v.after_failures}
             for v in verified]
         result["failing_safe_fixes"] = [fix for fix in result["safe_fixes"] if fix["failures"]]
