@@ -175,8 +175,9 @@ def _call_effect(model, cls, call, owner, local, methods, seen) -> Optional[Effe
         if any(word in callee for word in _OUTSIDE):
             return Effect(EFFECT, call, f"`{text}` has an effect outside the object")
         return None
-    if head.type == token.NAME and head.value in _PURE_BUILTINS and len(trailers) == 1:
-        return None
+    if head.type == token.NAME and len(trailers) == 1 and (
+            head.value in _PURE_BUILTINS or head.value.endswith(("Error", "Exception"))):
+        return None  # a value, or an exception to raise (building it does nothing)
     return Effect(EFFECT, call, f"`{text}` runs code not seen to touch only the object")
 
 
