@@ -218,7 +218,7 @@ def _protocol(bug: bool, returns: str) -> str:
 def _script_cells(code: List[str], needs: List[str], names) -> List[str]:
     defs = [f"{n} = {_LAYER_DEFS[n].format(**names)}" for n in needs]
     step = "\n\ndef step(sample):\n    return first(sample)\n" if "first" in needs else ""
-    return ["\n".join(defs) + "\n" + step, _DATA + "\n" + "\n".join(code) + "\n",
+    return [_DATA + "\n" + "\n".join(defs) + "\n" + step, "\n".join(code) + "\n",
             "\n\ndef outputs():\n    return {\"merged\": merged}\n"]
 
 
@@ -247,13 +247,17 @@ def _program(context: str, style: str, spelling: str, code: List[str], needs: Li
     return notebook(cells)
 
 
-def _runs(context: str, style: str, spelling: str, loop: str) -> bool:
-    """A functional model calls the layer on a symbolic batch: a static
-    batch size makes ``range`` and ``tf.unstack`` work, iterating it does
-    not, nor TensorFlow ops on Keras 3's symbolic tensors."""
-    if context != "call" or style != "functional":
+def _runs(context: str, style: str, spelling: str, loop: str, collect: str) -> bool:
+    """Can the before run eagerly? A functional model calls the layer on a
+    symbolic batch: a static batch size makes ``range(x.shape[0])`` and
+    ``tf.unstack`` work, iterating it does not, nor TensorFlow ops on
+    Keras 3's symbolic tensors."""
+    if loop == "tfshape" and (collect == "slots" or style == "functional"):
+        return False  # `[None] * tensor` is no list; range() of a symbolic size fails
+    if context != "call" or style == "subclassed":
         return True
-    return loop != "rows" and spelling != "keras"
+    # Keras 3 builds a Sequential by calling it on a symbolic batch of unknown size
+    return spelling != "keras" and (style == "sequential" or loop != "rows")
 
 
 def _placements():
@@ -275,7 +279,7 @@ def generate() -> Iterator[Program]:
         for context, style, spelling in _placements():
             if (number + len(context) + len(spelling)) % 3 and context != "notebook":
                 continue  # a third of the spellings and styles per form keeps the space in hundreds
-            if not _runs(context, style, spelling, loop) or (context == "trainstep" and chain == "two"):
+            if not _runs(context, style, spelling, loop, collect) or (context == "trainstep" and chain == "two"):
                 continue
             code = _loop_code(collect, loop, chain, join, _caller(context))
             needs = ["first", "second"] if chain == "two" else ["first"]
@@ -287,6 +291,8 @@ def generate() -> Iterator[Program]:
         if kind == "features" and loop != "shape":
             continue  # its loop runs over x.shape[1]
         for context, style, spelling in _placements():
+            if not _runs(context, style, spelling, loop, "append"):
+                continue
             code, needs = _near_miss_code(kind, loop, _caller(context))
             name = f"near_{kind}_{loop}_{context}_{style}_{spelling}".replace("-", "x")
             doc = f"Near-miss for vectorize-sample-loop ({kind}): the loop must stay a loop."
