@@ -77,7 +77,7 @@ import ast
 import re
 import textwrap
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Set, Union
+from typing import Dict, List, Optional, Set
 
 from fissix.pgen2 import token
 
@@ -89,7 +89,7 @@ from recipes._fissix import (
     statement_of, subscript_parts, syms,
 )
 from recipes._model import Kind, model_of
-from recipes._pyast import may_import, statements
+from recipes._pyast import dotted, may_import, statements
 
 ONE, BARE = "one", "bare"  # per-sample value with / without a leading batch-of-one axis
 _NEWAXIS = ("None", "np.newaxis", "numpy.newaxis", "tf.newaxis")
@@ -817,16 +817,15 @@ def _vectorize_comprehension(atom, capture, filename) -> None:
     for call in joins:
         replace_with(call, parse_expression(name))
     replace_with(target, parse_expression(text))
-def _may_loop_over_samples(facts: SourceFacts) -> Union[bool, List[ast.AST]]:
+def _may_loop_over_samples(facts: SourceFacts) -> List[ast.AST]:
     """Precheck: with TensorFlow or Keras imported, the ``for`` loops ending
     with ``buf = buf.write(...)``, ``buf.append(...)`` or ``buf[i] = ...``,
     the functions ending with a write and a ``return`` (the body of a
-    ``tf.while_loop``); any list comprehension means anywhere."""
+    ``tf.while_loop``), the list comprehensions, and with any of those the
+    ``concat`` / ``stack`` calls that may join their results."""
     if not may_import(facts, ("tensorflow", "keras")):
         return []
-    if facts.nodes(ast.ListComp):
-        return True
-    found = []
+    found: List[ast.AST] = [node for node in facts.nodes(ast.ListComp) if _may_be_per_sample(node)]
     for node in (found.node for found in statements(facts, ast.For, ast.FunctionDef)):
         if isinstance(node, ast.For) and isinstance(node.target, ast.Name):
             last = node.body[-1]
@@ -841,7 +840,23 @@ def _may_loop_over_samples(facts: SourceFacts) -> Union[bool, List[ast.AST]]:
             found.append(node)
         elif isinstance(last, ast.Assign) and isinstance(last.targets[0], ast.Subscript):
             found.append(node)
+    if found:
+        found += [call for call in facts.nodes(ast.Call) if isinstance(call.func, ast.Attribute)
+                  and call.func.attr in ("concat", "concatenate", "stack")]
     return found
+
+
+def _may_be_per_sample(comprehension: ast.ListComp) -> bool:
+    """``[call(...) for j in range(...)]`` or ``for row in x`` /
+    ``tf.unstack(x)``: one generator without a condition, an element that
+    calls something."""
+    if len(comprehension.generators) != 1 or comprehension.generators[0].ifs:
+        return False
+    iterable = comprehension.generators[0].iter
+    over = isinstance(iterable, ast.Name) or (
+        isinstance(iterable, ast.Call) and (dotted(iterable.func) or "").rpartition(".")[2] in ("range", "unstack"))
+    element = comprehension.elt.value if isinstance(comprehension.elt, ast.Subscript) else comprehension.elt
+    return over and isinstance(element, ast.Call)
 
 
 RECIPE = Recipe(
