@@ -104,8 +104,8 @@ def _assignment_effect(stmt, owner, local, cls, model) -> Optional[Effect]:
             root = piece if piece.type == token.NAME else piece.children[0]
             if root.type != token.NAME:
                 return Effect(EFFECT, stmt, f"`{str(stmt).strip()}` writes outside the object")
-            if root.value in local and piece.type == token.NAME:
-                continue
+            if piece.type == token.NAME:
+                continue  # binding a local name (a `global` one is caught at its declaration)
             if root.value == owner and _self_attribute_target(piece, owner, cls, model):
                 continue
             if root.value in local and root.value != owner and _bare_self(value, owner):

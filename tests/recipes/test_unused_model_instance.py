@@ -255,9 +255,10 @@ CASES = [
                 super().__init__(**kwargs)
                 if units <= 0:
                     raise ValueError("units must be positive")
+                width = units
                 self.layers_ = []
                 for _ in range(units):
-                    self.layers_.append(tf.keras.layers.Dense(units))
+                    self.layers_.append(tf.keras.layers.Dense(width))
 
 
         def build():
