@@ -131,7 +131,7 @@ def test_names_a_dynamic_reader_reaches_stay():
     assert result.output == dedent(source) and not result.diagnostics
 
 
-def test_a_removal_that_renames_auto_named_layers_is_reported_not_fixed():
+def test_a_removal_that_renames_auto_named_layers_is_an_unsafe_fix_naming_the_lookups():
     source = """\
         import tensorflow as tf
 
@@ -141,9 +141,9 @@ def test_a_removal_that_renames_auto_named_layers_is_reported_not_fixed():
             return model.get_layer("dense_1")
         """
     result = _run(source, UM)
-    assert result.output == dedent(source)
     [finding] = result.diagnostics
-    assert not finding.fixable and '"dense_1" (line 6)' in finding.message
+    assert finding.fixable and finding.safety == "unsafe" and '"dense_1" (line 6)' in finding.message
+    assert "probe" not in result.output
 
 
 _LOOP = """\
