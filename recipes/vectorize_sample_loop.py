@@ -146,7 +146,8 @@ class Chain:
             if self.values[name].kind != BARE or any(self.mentions_chain(c) for c in index) \
                     or source(index[0]) in _NEWAXIS:
                 return None
-            return Batched(f"{name}[:, {', '.join(source(c) for c in index)}]", BARE)
+            base = self.values[name].text if name == self.index else name  # ``for row in x``: x
+            return Batched(f"{base}[:, {', '.join(source(c) for c in index)}]", BARE)
         if any(self.mentions_chain(c) for c in index[1:]):
             return None
         if is_name(index[0], self.index):
@@ -538,7 +539,13 @@ class Plan:
 def _over_samples(loop: SampleLoop, scope, model) -> bool:
     if loop.batch is None:
         return _is_batch_size(loop.bound, bindings(scope))
-    return model.kind_of(loop.batch).kind in (Kind.TENSOR, Kind.NDARRAY)
+    return model.kind_of(loop.batch).kind in (Kind.TENSOR, Kind.NDARRAY) or _unstacked(loop.batch)
+
+
+def _unstacked(batch) -> bool:
+    """Is ``batch`` the argument of ``tf.unstack(batch)`` (then it is a tensor)?"""
+    call = batch.parent.parent if batch.parent is not None else None
+    return call is not None and call.type == syms.power and (call_parts(call) or ("",))[0].endswith("unstack")
 
 
 def _match(loop: SampleLoop, scope, tensorflow, model) -> Optional[Plan]:
