@@ -165,6 +165,17 @@ CASES = [
                 self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
                 return {"loss": loss}
         """, "the model called per sample in its train_step", safety="unsafe"),
+    invalid("unstacked_rows_indexed", """
+        import tensorflow as tf
+
+
+        class Encoder(tf.keras.layers.Layer):
+            def encode(self, x):
+                outs = []
+                for row in tf.unstack(x):
+                    outs.append(self.dense(tf.reshape(row[1], [1, 3])))
+                return tf.concat(outs, 0)
+        """, "an index into the row indexes the batch: x[:, 1]", safety="unsafe"),
     valid("state_carried_between_samples", """
         import tensorflow as tf
 
