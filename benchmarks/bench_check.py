@@ -103,7 +103,7 @@ def _tf_migrate_benchmark(x, n):
         tape.watch(x[0])
         y2 = d * 2
     x1, x2 = x, x
-    b2 = y2 + x1
+    b2 = (y2 - x1) * x2
     return tape.gradient(y2, x), arr, b2
 """
 

@@ -1,16 +1,28 @@
 """Time `tf-migrate fix --unsafe-fixes` on one large file with many findings.
 
-The file is generated: ~48,000 lines of functions written as TensorFlow users
-write them, of which ``--findings`` hold one bug each (every recipe's, in
-turn) and the rest are clean look-alikes of the same size. Measured in a
-child process: wall time and peak RSS of `python -m migrate fix`, for each
-number of findings, so the file size stays fixed and the time per finding
-shows whether the run is linear in findings; the 1-minute load average
-after each run says how busy the machine was.
+Shapes (``--shape``), each a generated file:
+- ``spread`` (default): ~48,000 lines of functions written as TensorFlow
+  users write them, of which ``--findings`` hold one bug each (every
+  recipe's, in turn) and the rest are clean look-alikes of the same size:
+  the file size stays fixed.
+- ``classes``: one Keras layer class repeated, each with a numpy buffer
+  filled in a loop (numpy-accumulator), 17 lines a finding: nearly every
+  line repeats a thousand times, where a whole-text difflib was quadratic.
+- ``function``: one long function, four lines a finding (typed-convert).
+- ``statements``: module-level statements, three lines a finding (typed-convert).
+In the last three the file grows with the findings: time per finding that
+stays flat shows the run linear in findings.
 
-Target (issue 11): 2,000 findings in a 48k-line file fixed in under 30 s.
+Measured in a child process: wall time, user CPU and peak RSS of `python -m
+migrate fix`; the 1-minute load average after each run says how busy the
+machine was (on a shared machine, user CPU is the steadier figure).
 
-Usage: python benchmarks/bench_many_findings.py [--lines 48000] [--findings 250 500 1000 2000]
+Targets: issue 11, 2,000 findings in a 48k-line file (spread) under 30 s;
+issue 25, 1,000 repeated classes under 15 s, time linear in findings for
+every shape.
+
+Usage: python benchmarks/bench_many_findings.py [--shape spread|classes|function|statements]
+       [--lines 48000] [--findings 250 500 1000 2000] [--json FILE]
 """
 
 from __future__ import annotations
@@ -93,6 +105,50 @@ def clean_{n}(model, x, units):
 """
 
 
+LAYER = """
+class Encoder{n}(tf.keras.layers.Layer):
+    def __init__(self, units):
+        super().__init__()
+        self.units = units
+        self.dense = tf.keras.layers.Dense(units)
+
+    def call(self, inputs):
+        steps = inputs.shape[1]
+        hidden = np.zeros((steps, 8))
+        for t in range(steps):
+            hidden[t, :] = self.dense(inputs[:, t])
+        return hidden
+
+    def get_config(self):
+        return {{"units": self.units}}
+
+"""
+
+IN_FUNCTION = """\
+    values_{n} = frame.to_numpy()
+    x_{n} = tf.convert_to_tensor(values_{n})
+    x_{n} = tf.cast(x_{n}, tf.float32)
+    out.append(x_{n} * 2.0)
+"""
+
+AT_MODULE = """\
+values_{n} = frame.to_numpy()
+x_{n} = tf.convert_to_tensor(values_{n})
+x_{n} = tf.cast(x_{n}, tf.float32)
+"""
+
+
+def shaped(shape: str, findings: int) -> str:
+    """A file of ``findings`` copies of one shape's finding."""
+    if shape == "classes":
+        return HEADER + "".join(LAYER.format(n=n) for n in range(findings))
+    if shape == "function":
+        return HEADER + "\ndef load(frame):\n    out = []\n" + \
+            "".join(IN_FUNCTION.format(n=n) for n in range(findings)) + "    return out\n"
+    return HEADER + "import pandas as pd\n\nframe = pd.DataFrame({'a': [1.0]})\n" + \
+        "".join(AT_MODULE.format(n=n) for n in range(findings))
+
+
 def program(lines: int, findings: int) -> str:
     """About ``lines`` lines holding ``findings`` bugs, spread evenly."""
     buggy = [textwrap.dedent(t) for t in BUGGY]
@@ -119,8 +175,10 @@ WRAPPER = textwrap.dedent("""
     start = time.perf_counter()
     done = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     seconds = time.perf_counter() - start
-    peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    print(json.dumps({"seconds": seconds, "peak_mb": peak_kb / 1024, "rc": done.returncode,
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    peak_kb = usage.ru_maxrss
+    print(json.dumps({"seconds": seconds, "user": usage.ru_utime, "peak_mb": peak_kb / 1024,
+                      "rc": done.returncode,
                       "tail": done.stderr.decode(errors="replace")[-300:]}))
 """)
 
@@ -133,7 +191,9 @@ def measure(path: Path, env: dict) -> dict:
 
 def main(argv: List[str] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--lines", type=int, default=48_000)
+    parser.add_argument("--shape", choices=("spread", "classes", "function", "statements"),
+                        default="spread")
+    parser.add_argument("--lines", type=int, default=48_000, help="the spread shape's size")
     parser.add_argument("--findings", type=int, nargs="+", default=[250, 500, 1000, 2000])
     parser.add_argument("--json", type=Path, help="also write the figures as JSON")
     args = parser.parse_args(argv)
@@ -141,18 +201,19 @@ def main(argv: List[str] = None) -> int:
     rows = []
     with tempfile.TemporaryDirectory(prefix="tfm-many-") as tmp:
         for findings in args.findings:
-            path = Path(tmp) / f"many_{findings}.py"
-            source = program(args.lines, findings)
+            path = Path(tmp) / f"many_{args.shape}_{findings}.py"
+            source = program(args.lines, findings) if args.shape == "spread" else shaped(args.shape, findings)
             path.write_text(source)
             timing = measure(path, env)
             fixed = path.read_text()
-            row = {"lines": source.count("\n"), "findings": findings, **timing,
+            row = {"shape": args.shape, "lines": source.count("\n"), "findings": findings, **timing,
                    "changed_lines": sum(a != b for a, b in zip(source.splitlines(), fixed.splitlines())),
                    "load": os.getloadavg()[0]}
             rows.append(row)
-            print(f"  {row['lines']:6d} lines {findings:5d} findings  {timing['seconds']:7.2f} s "
-                  f"{timing['peak_mb']:6.0f} MB  rc={timing['rc']}  "
-                  f"{1000 * timing['seconds'] / findings:6.2f} ms/finding  load {row['load']:.1f}", flush=True)
+            print(f"  {args.shape:10s} {row['lines']:6d} lines {findings:5d} findings  "
+                  f"{timing['seconds']:7.2f} s (user {timing['user']:6.2f} s) {timing['peak_mb']:6.0f} MB  "
+                  f"rc={timing['rc']}  {1000 * timing['user'] / findings:6.2f} ms user/finding  "
+                  f"load {row['load']:.1f}", flush=True)
     if args.json:
         args.json.write_text(json.dumps(rows, indent=2))
     return 0

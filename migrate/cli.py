@@ -1,21 +1,22 @@
 """The `tf-migrate` command line: thin Typer commands over discovery, batch,
-engine and output. Exit codes (EPILOG): 0 nothing to do, 1 findings or
-pending changes (check, diff), unfixed findings after `fix` or declined
-changes, 2 usage error or a file that could not be processed (after
-processing all the others)."""
+engine and output, with Ruff's spellings as aliases (`check --fix`,
+`--diff`, `--exit-zero`, ...). Exit codes (EPILOG): 0 nothing to do, 1
+findings or pending changes (check, diff), unfixed findings after `fix` or
+declined changes, 2 usage error or a file that could not be processed
+(after processing all the others)."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Dict, Iterator, List, Optional, Tuple
+from typing import Callable, Dict, Iterator, List, Optional, TextIO, Tuple
 
 import typer
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
 from . import batch, config, files, output, registry
@@ -25,10 +26,11 @@ from .options import Options
 from .result import Status
 from .runner.command import verify_command, verify_written
 from .shard import BadSelection, Shard, read_file_list
+from .suppressions import unknown_suppressions
 
 EPILOG = """\b
 Exit codes:
-  0  nothing to do
+  0  nothing to do (or --exit-zero)
   1  findings (check), changes pending (diff), findings left after fix,
      changes declined (fix -i)
   2  usage or config error, or a file that could not be processed
@@ -55,7 +57,7 @@ out = Console(highlight=False, soft_wrap=True)
 # hidden: Typer would list it with its Python type; its help goes into the command's text
 PATHS = typer.Argument(None, metavar="[PATH]...", show_default=False, hidden=True)
 PATHS_HELP = ("\n\nPATH: files or directories (recursively, minus .gitignore'd and --exclude'd "
-              "paths); '-' reads source from stdin; none with --files-from.")
+              "paths); '-' reads source from stdin; none: '.' (or only --files-from's).")
 SHARED: Dict[str, Tuple[object, object]] = {
     # the options fix, diff and check share: name -> (type, typer.Option)
     "select": (Optional[List[str]], typer.Option(
@@ -78,6 +80,17 @@ SHARED: Dict[str, Tuple[object, object]] = {
     "files_from": (Optional[str], typer.Option(
         None, "--files-from", metavar="FILE",
         help="Also process the paths listed in FILE, one per line ('-': stdin).")),
+    "config": (Optional[Path], typer.Option(
+        None, "--config", metavar="FILE",
+        help="Take the settings of every file from FILE (a pyproject.toml's [tool.tf-migrate], "
+             "or a TOML file of those keys), not from the nearest pyproject.toml.")),
+    "isolated": (bool, typer.Option(False, "--isolated", help="Read no configuration file.")),
+    "exit_zero": (bool, typer.Option(
+        False, "--exit-zero", help="Exit 0 even with findings or changes left (2 still means an error).")),
+    "quiet": (bool, typer.Option(
+        False, "--quiet", "-q", help="Print findings (or the diff) and errors, no summary.")),
+    "output_file": (Optional[Path], typer.Option(
+        None, "--output-file", "-o", metavar="FILE", help="Write the report to FILE, not stdout.")),
     "no_cache": (bool, typer.Option(False, "--no-cache", help="Neither read nor write the result cache.")),
     "cache_dir": (Optional[Path], typer.Option(
         None, "--cache-dir", metavar="DIR",
@@ -99,21 +112,25 @@ class Shared:
     jobs: Optional[int] = None
     shard: Optional[str] = None
     files_from: Optional[str] = None
+    config: Optional[Path] = None
+    isolated: bool = False
+    exit_zero: bool = False
+    quiet: bool = False
+    output_file: Optional[Path] = None
     no_cache: bool = False
     cache_dir: Optional[Path] = None
 
 
-def shared_options(*, without: Tuple[str, ...] = ()) -> Callable:
-    """Give a command the PATH arguments and the SHARED options (but
-    ``without``) ahead of its own; it receives them as its first parameter,
-    a Shared."""
+def shared_options() -> Callable:
+    """Give a command the PATH arguments and the SHARED options ahead of its
+    own; it receives them as its first parameter, a Shared."""
     def decorate(command: Callable) -> Callable:
         own = list(inspect.signature(command, eval_str=True).parameters.values())[1:]
         params = [inspect.Parameter("paths", inspect.Parameter.KEYWORD_ONLY, default=PATHS,
                                     annotation=Optional[List[Path]])]
         params += [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=option,
                                      annotation=kind)
-                   for name, (kind, option) in SHARED.items() if name not in without]
+                   for name, (kind, option) in SHARED.items()]
         params += [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in own]
 
         @functools.wraps(command)
@@ -158,22 +175,57 @@ def _fail(message: str) -> "typer.Exit":
 
 @dataclass
 class Run:
-    """What the command line and the config file together ask for."""
+    """What the command line and the config files together ask for: the
+    flags, and per file the config that applies there (``settings``)."""
 
     paths: List[Path]
-    conf: config.Config
-    options: Options
+    shared: Shared
+    lookup: config.Lookup
     stdin_name: Optional[Path]
     scaling: batch.Scaling = batch.Scaling()
+    unsafe: Optional[bool] = None  # overrides flags and files (check reports every fix)
+    checking: bool = False  # Options.isolated: each fix relative to the input
+    _settings: Dict[Optional[Path], Tuple[config.Config, Options]] = field(default_factory=dict)
 
     @property
     def reads_stdin(self) -> bool:
         return [str(p) for p in self.paths] == ["-"]
 
+    def settings(self, where: Path, *, file: bool = False) -> Tuple[config.Config, Options]:
+        """The config at ``where`` (a folder, or a ``file``) with the flags
+        merged in, and the Options it asks for; one pair per config file."""
+        found = self.lookup.of_file(where) if file else self.lookup.at(where)
+        if found.source not in self._settings:
+            shared = self.shared
+            conf = found.merged(select=_split(shared.select), ignore=_split(shared.ignore),
+                                exclude=(found.exclude + _split(shared.exclude)) if shared.exclude else None,
+                                unsafe_fixes=shared.unsafe_fixes if self.unsafe is None else self.unsafe,
+                                target_index=shared.target_index)
+            try:
+                registry.resolve(found.select, found.ignore)  # the file's own ids, named with the file
+            except registry.UnknownRecipe as error:
+                raise _fail(f"{found.source}: [tool.tf-migrate] {error}")
+            try:
+                recipes = registry.resolve(conf.select, conf.ignore)
+            except registry.UnknownRecipe as error:
+                raise _fail(str(error))
+            options = Options(tuple(recipes), unsafe_fixes=conf.unsafe_fixes, isolated=self.checking,
+                              recipe_options=(("target_index", conf.target_index),))
+            self._settings[found.source] = conf, options
+        return self._settings[found.source]
 
-def _prepare(shared: Shared, *, unsafe: Optional[bool] = None, isolated: bool = False) -> Run:
-    """The Run the shared options and the config file ask for (flags win);
-    ``unsafe``, when given, overrides both (check reports every fix)."""
+    @property
+    def anchor(self) -> Path:
+        """Where the config of stdin, and of a run's single set of options
+        (`fix -i`), is looked up."""
+        anchor = self.stdin_name or (self.paths[0] if not self.reads_stdin else Path.cwd())
+        return anchor if anchor.exists() else anchor.parent if anchor.parent.exists() else Path.cwd()
+
+
+def _prepare(shared: Shared, *, unsafe: Optional[bool] = None, checking: bool = False) -> Run:
+    """The Run the shared options and the config files ask for (flags win);
+    ``unsafe``, when given, overrides both (check reports every fix). No
+    path (and no --files-from) means the working directory, as in Ruff."""
     try:
         shard = Shard.parse(shared.shard) if shared.shard else None
         paths = list(shared.paths or []) + (read_file_list(shared.files_from) if shared.files_from else [])
@@ -181,42 +233,51 @@ def _prepare(shared: Shared, *, unsafe: Optional[bool] = None, isolated: bool = 
         raise _fail(str(error))
     scaling = batch.Scaling(shared.jobs or batch.default_jobs(), shard, shared.files_from,
                             None if shared.no_cache else (shared.cache_dir or default_cache_dir()))
+    if not paths and not shared.files_from:
+        paths = [Path(".")]
     if not paths:
-        raise _fail("no paths given: pass files or directories, '-' for stdin, or --files-from FILE")
+        raise _fail(f"no paths given: {shared.files_from} lists none")
     if "-" in [str(p) for p in paths] and len(paths) > 1:
         raise _fail("'-' (stdin) cannot be combined with other paths")
-    anchor = shared.stdin_filename or (paths[0] if str(paths[0]) != "-" else Path.cwd())
     try:
-        conf = config.load(anchor if anchor.exists() else anchor.parent if anchor.parent.exists() else Path.cwd())
-        conf = conf.merged(select=_split(shared.select), ignore=_split(shared.ignore),
-                           exclude=(conf.exclude + _split(shared.exclude)) if shared.exclude else None,
-                           unsafe_fixes=shared.unsafe_fixes if unsafe is None else unsafe,
-                           target_index=shared.target_index)
-        recipes = registry.resolve(conf.select, conf.ignore)
-    except (config.ConfigError, registry.UnknownRecipe) as error:
+        lookup = config.Lookup(shared.config, shared.isolated)
+        run = Run(paths, shared, lookup, shared.stdin_filename, scaling, unsafe, checking)
+        run.settings(run.anchor)  # a usage error (unknown id, bad file) before any work
+    except config.ConfigError as error:
         raise _fail(str(error))
-    options = Options(tuple(recipes), unsafe_fixes=conf.unsafe_fixes, isolated=isolated,
-                      recipe_options=(("target_index", conf.target_index),))
-    return Run(paths, conf, options, shared.stdin_filename, scaling)
+    return run
 
 
 def _outcomes(run: Run) -> Iterator[batch.Outcome]:
-    found = discover(run.paths, run.conf.exclude)
-    if run.scaling.shard:
-        found = run.scaling.shard.select(found, run.paths)
-    jobs, cache = run.scaling.jobs, run.scaling.cache(run.options)
+    """Each file's outcome, each file run with the options of its config;
+    discovery's warnings (symlinks not followed) go to stderr first."""
+    try:
+        found = discover(run.paths, exclude_of=lambda root: run.settings(root)[0].exclude)
+        if run.scaling.shard:
+            found = run.scaling.shard.select(found, run.paths)
+        groups: Dict[int, Tuple[Options, List[Path]]] = {}
+        for path in found.files:
+            options = run.settings(path, file=True)[1]
+            groups.setdefault(id(options), (options, []))[1].append(path)
+    except config.ConfigError as error:
+        raise _fail(str(error))
+    for warning in sorted(found.warnings):
+        err.print(f"warning: {warning}", markup=False, highlight=False)
     for problem in found.problems:
         yield batch.Outcome(Path(problem.split(":", 1)[0]), problem=problem)
+    jobs = run.scaling.jobs
     if not (err.is_terminal and len(found.files) > 1):
-        yield from batch.run(found.files, run.options, jobs=jobs, cache=cache)
+        for options, paths in groups.values():
+            yield from batch.run(paths, options, jobs=jobs, cache=run.scaling.cache(options))
         return
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn  # a terminal only
 
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
     with Progress(*columns, console=err, transient=True) as progress:
         task = progress.add_task("tf-migrate", total=len(found.files))
-        yield from batch.run(found.files, run.options, lambda _: progress.advance(task),
-                             jobs=jobs, cache=cache)
+        for options, paths in groups.values():
+            yield from batch.run(paths, options, lambda _: progress.advance(task),
+                                 jobs=jobs, cache=run.scaling.cache(options))
 
 
 def _stdin_outcome(run: Run) -> batch.Outcome:
@@ -228,17 +289,47 @@ def _stdin_outcome(run: Run) -> batch.Outcome:
         # keep the bytes (no text): `fix -` echoes them, so an editor filter never empties a buffer
         undecoded = files.SourceFile(name, raw, "", "", False, "\n", 0o644, 0)
         return batch.Outcome(name, source=undecoded, problem=str(error))
-    result = batch.engine_for(name)(source.text, str(name), run.options)
+    result = batch.engine_for(name)(source.text, str(name), run.settings(run.anchor)[1])
     outcome = batch.Outcome(name, result, source)
     if result.status in (Status.SKIPPED, Status.FAILED):
         outcome.problem = f"{name}: {result.reason}"
     return outcome
 
 
-def _exit_code(outcomes: List[batch.Outcome], pending: bool) -> int:
+def _exit_code(outcomes: List[batch.Outcome], pending: bool, exit_zero: bool = False) -> int:
     if any(o.failed for o in outcomes):
         return 2
-    return 1 if pending else 0
+    return 1 if pending and not exit_zero else 0
+
+
+@contextlib.contextmanager
+def _report(shared: Shared, default: TextIO) -> Iterator[TextIO]:
+    """Where the report goes: --output-file (its folder made), else ``default``."""
+    if shared.output_file is None:
+        yield default
+        return
+    try:
+        shared.output_file.parent.mkdir(parents=True, exist_ok=True)
+        stream = open(shared.output_file, "w", encoding="utf-8")
+    except OSError as error:
+        raise _fail(f"{shared.output_file}: cannot write ({error.strerror})")
+    with stream:
+        yield stream
+
+
+def _warn_unknown_suppressions(outcomes: List[batch.Outcome]) -> None:
+    """Each unknown id in a suppression comment, at its line of the file as
+    it is on disk (of the cell, in a notebook); a file that could not be
+    processed has none."""
+    for outcome in outcomes:
+        if outcome.failed or outcome.source is None or outcome.result is None:
+            continue
+        text = outcome.result.output if outcome.written else outcome.source.text
+        if "tf-migrate:" not in text:
+            continue
+        for label, unit in batch.units_of(outcome.path, text).items():
+            for warning in unknown_suppressions(label, unit):
+                err.print(f"warning: {warning}", markup=False, highlight=False)
 
 
 def _formats(format: str, names: Tuple[str, ...]) -> None:
@@ -259,16 +350,66 @@ def fix(
                                 help="Then run each rewritten .py file and its original in TensorFlow "
                                      "(the cached TF 2.3 of `verify --tf 2.3`, else the current "
                                      "TF with tf-keras); exit 1 if a rewrite fails."),
+    diff: bool = typer.Option(False, "--diff", help="Print the diff instead of writing (as `diff`)."),
 ) -> None:
     """Rewrite files in place with the safe fixes (and unsafe ones with --unsafe-fixes)."""
     _formats(format, ("text", "json"))
+    if diff:
+        _alone("--diff", interactive=interactive, verify=verify, format=format != "text")
+        raise typer.Exit(_diff(shared))
+    raise typer.Exit(_fix(shared, interactive, format, verify))
+
+
+@app.command(epilog=EPILOG, short_help="Print the diff `fix` would apply.")
+@shared_options()
+def diff(shared: Shared) -> None:
+    """Print the unified diff `fix` would apply; change nothing."""
+    raise typer.Exit(_diff(shared))
+
+
+@app.command(epilog=EPILOG, short_help="Report findings and the fix each offers.")
+@shared_options()
+def check(
+    shared: Shared,
+    format: str = typer.Option("text", "--format", metavar="[text|json|sarif|github]",
+                               help="Output format (see docs/editors.md)."),
+    fix: bool = typer.Option(False, "--fix", help="Apply the fixes (as `fix`)."),
+    diff: bool = typer.Option(False, "--diff", help="Print the diff of the fixes, change nothing (as `diff`)."),
+    statistics: bool = typer.Option(False, "--statistics",
+                                    help="Print the number of findings per recipe, not the findings."),
+) -> None:
+    """Report findings with the fix each one offers (safe or unsafe); change nothing unless --fix."""
+    from .formats import NAMES
+
+    _formats(format, NAMES)
+    if diff:
+        _alone("--diff", format=format != "text", statistics=statistics)
+        raise typer.Exit(_diff(shared))
+    if statistics:
+        _formats(format, ("text", "json"))
+    if fix:
+        _formats(format, ("text", "json"))
+        _alone("--fix", statistics=statistics)
+        raise typer.Exit(_fix(shared, False, format, False))
+    raise typer.Exit(_check(shared, format, statistics))
+
+
+def _alone(flag: str, **others: bool) -> None:
+    """Refuse ``flag`` with any of ``others`` that was given."""
+    given = [f"--{name}" for name, value in others.items() if value]
+    if given:
+        raise _fail(f"{flag} does not combine with {', '.join(given)}")
+
+
+def _fix(shared: Shared, interactive: bool, format: str, verify: bool) -> int:
     run = _prepare(shared)
     if interactive:
         if run.reads_stdin:
             raise _fail("--interactive reads answers from stdin, so it cannot read source from '-'")
         from .interactive import command
 
-        raise typer.Exit(command(run.paths, run.conf.exclude, run.options, out, err))
+        conf, options = run.settings(run.anchor)
+        return command(run.paths, conf.exclude, options, out, err)
     if run.reads_stdin:
         outcome = _stdin_outcome(run)
         text = outcome.result.output if outcome.result else None
@@ -281,75 +422,76 @@ def fix(
         for outcome in _outcomes(run):
             batch.write(outcome)
             outcomes.append(outcome)
-    left = {id(o): batch.left_after_fix(o, run.options, with_fixes=format == "json") for o in outcomes}
-    report = err if run.reads_stdin else out
-    if format == "json":  # the whole report, errors included: one JSON document
-        report.print(output.fix_json(outcomes, left), markup=False, highlight=False, soft_wrap=True)
-    else:
-        for outcome in outcomes:
-            for item in left[id(outcome)]:
-                report.print(output.finding_line(item.diagnostic), markup=False, highlight=False)
-        summary = batch.Summary()
-        for outcome in outcomes:
-            summary.add(outcome)
-        output.print_summary(err, summary, "written", sum(o.written for o in outcomes))
-        err.print(output.fix_counts(outcomes, left, run.options.unsafe_fixes),
-                  markup=False, highlight=False)
-    code = _exit_code(outcomes, any(left.values()))
+    outcomes = output.in_order(outcomes)
+    _warn_unknown_suppressions(outcomes)
+    options = {id(o): (run.settings(run.anchor) if run.reads_stdin else run.settings(o.path, file=True))[1]
+               for o in outcomes}
+    left = {id(o): output.left_in_order(batch.left_after_fix(o, options[id(o)], with_fixes=format == "json"))
+            for o in outcomes}
+    with _report(shared, sys.stderr if run.reads_stdin else sys.stdout) as report:
+        if format == "json":  # the whole report, errors included: one JSON document
+            report.write(output.fix_json(outcomes, left) + "\n")
+        else:
+            for outcome in outcomes:
+                report.writelines(output.finding_line(item.diagnostic) + "\n" for item in left[id(outcome)])
+    if format != "json":
+        output.print_summary(err, _summary(outcomes), "written", sum(o.written for o in outcomes),
+                             quiet=shared.quiet)
+        if not shared.quiet:
+            unsafe = all(options[id(o)].unsafe_fixes for o in outcomes)
+            err.print(output.fix_counts(outcomes, left, unsafe), markup=False, highlight=False)
+    code = _exit_code(outcomes, any(left.values()), shared.exit_zero)
     if verify and not run.reads_stdin:
         written = [(o.path, o.result.source, o.result.pending) for o in outcomes if o.written]
         code = max(code, verify_written(written, out, shared.cache_dir or default_cache_dir()))
-    raise typer.Exit(code)
+    return code
 
 
-@app.command(epilog=EPILOG, short_help="Print the diff `fix` would apply.")
-@shared_options()
-def diff(shared: Shared) -> None:
-    """Print the unified diff `fix` would apply; change nothing."""
+def _diff(shared: Shared) -> int:
     run = _prepare(shared)
-    outcomes = [_stdin_outcome(run)] if run.reads_stdin else []
-    summary = batch.Summary()
-    for outcome in outcomes or _outcomes(run):
-        text = output.unified_diff(outcome)
-        if text:
-            sys.stdout.write(text)
-        summary.add(outcome)
-        if not run.reads_stdin:
-            outcomes.append(outcome)
-    output.print_summary(err, summary, "would change", summary.changed)
-    raise typer.Exit(_exit_code(outcomes, any(o.result and o.result.changed for o in outcomes)))
+    outcomes = output.in_order([_stdin_outcome(run)] if run.reads_stdin else _outcomes(run))
+    _warn_unknown_suppressions(outcomes)
+    with _report(shared, sys.stdout) as report:
+        report.writelines(output.unified_diff(outcome) for outcome in outcomes)
+    summary = _summary(outcomes)
+    output.print_summary(err, summary, "would change", summary.changed, quiet=shared.quiet)
+    return _exit_code(outcomes, any(o.result and o.result.changed for o in outcomes), shared.exit_zero)
 
 
-@app.command(epilog=EPILOG, short_help="Report findings and the fix each offers.")
-@shared_options(without=("unsafe_fixes",))
-def check(
-    shared: Shared,
-    format: str = typer.Option("text", "--format", metavar="[text|json|sarif|github]",
-                               help="Output format (see docs/editors.md)."),
-) -> None:
-    """Report findings with the fix each one offers; change nothing."""
-    from .formats import NAMES, render
+def _check(shared: Shared, format: str, statistics: bool) -> int:
+    from .formats import render, statistics_of
 
-    _formats(format, NAMES)
-    run = _prepare(shared, unsafe=True, isolated=True)
-    outcomes = [_stdin_outcome(run)] if run.reads_stdin else list(_outcomes(run))
-    if format != "text":
-        sys.stdout.write(render(format, outcomes))
-    else:
-        for outcome in outcomes:
-            for diag in outcome.result.diagnostics if outcome.result else []:
-                out.print(output.finding_line(diag), markup=False, highlight=False)
-        summary = batch.Summary()
-        for outcome in outcomes:
-            summary.add(outcome)
-        output.print_summary(err, summary, "with findings", summary.flagged)
+    run = _prepare(shared, unsafe=True, checking=True)
+    outcomes = output.in_order([_stdin_outcome(run)] if run.reads_stdin else _outcomes(run))
+    _warn_unknown_suppressions(outcomes)
+    with _report(shared, sys.stdout) as report:
+        if statistics:
+            report.write(statistics_of(format, outcomes))
+        elif format != "text":
+            report.write(render(format, outcomes))
+        else:
+            report.writelines(output.finding_line(diag) + "\n" for outcome in outcomes
+                              for diag in (outcome.result.diagnostics if outcome.result else []))
+    if format == "text":
+        summary = _summary(outcomes)
+        output.print_summary(err, summary, "with findings", summary.flagged,
+                             quiet=shared.quiet or statistics)
     findings = any(o.result and o.result.diagnostics for o in outcomes)
-    raise typer.Exit(_exit_code(outcomes, findings))
+    return _exit_code(outcomes, findings, shared.exit_zero)
+
+
+def _summary(outcomes: List[batch.Outcome]) -> batch.Summary:
+    summary = batch.Summary()
+    for outcome in outcomes:
+        summary.add(outcome)
+    return summary
 
 
 @app.command("list", short_help="Show every recipe: id, safety, summary.")
 def list_recipes() -> None:
     """Show every recipe: id, safety, summary."""
+    from rich.table import Table  # with fractions and decimal: ~20 ms a check never needs
+
     table = Table("id", "safety", "summary", title="tf-migrate recipes")
     for recipe in registry.all_recipes().values():
         table.add_row(recipe.id, recipe.safety, Text(recipe.summary))  # `path[i]` is no markup

@@ -1,11 +1,15 @@
-"""``[tool.tf-migrate]`` from the nearest pyproject.toml; command-line flags win."""
+"""``[tool.tf-migrate]`` as Ruff finds its settings: each file gets the
+nearest pyproject.toml above it that has the table (one without it is
+passed over), unless ``--config FILE`` names the file or ``--isolated``
+reads none; command-line flags win over the file."""
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import List, Optional
+from typing import Dict, List, Optional
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -29,30 +33,79 @@ class Config:
     source: Optional[Path] = None
 
     def merged(self, **flags) -> "Config":
-        """Flags given on the command line (not None) override the file."""
-        return replace(self, **{k: v for k, v in flags.items() if v is not None})
+        """Flags given on the command line (not None) override the file; a
+        ``select`` flag also takes the ids it names out of the file's ignore."""
+        given = {k: v for k, v in flags.items() if v is not None}
+        if "select" in given and "ignore" not in given:
+            given["ignore"] = [i for i in self.ignore if i not in given["select"]]
+        return replace(self, **given)
 
 
-def find_pyproject(start: Path) -> Optional[Path]:
-    here = start.resolve()
-    here = here if here.is_dir() else here.parent
-    for folder in (here, *here.parents):
-        candidate = folder / "pyproject.toml"
-        if candidate.is_file():
-            return candidate
-    return None
+class Lookup:
+    """The config of each file of one run, each pyproject.toml read once:
+    the nearest one above the file with the table (going up its absolute
+    path as spelt, symlinks not resolved), ``explicit`` (``--config``) for
+    every file, or none (``isolated``). A long-lived caller (the
+    language server) makes a new one per request, so edits are seen."""
+
+    def __init__(self, explicit: Optional[Path] = None, isolated: bool = False) -> None:
+        self.explicit = load_file(explicit) if explicit is not None else None
+        self.isolated = isolated
+        self._folders: Dict[Path, Config] = {}
+
+    def at(self, start: Path) -> Config:
+        """The config that applies at ``start`` (a file or directory)."""
+        absolute = Path(os.path.abspath(start))
+        return self._of(absolute if absolute.is_dir() else absolute.parent)
+
+    def of_file(self, path: Path) -> Config:
+        """The config of a file (known not to be a folder: no stat)."""
+        return self._of(Path(os.path.abspath(path.parent)))
+
+    def _of(self, folder: Path) -> Config:
+        if self.explicit is not None:
+            return self.explicit
+        return Config() if self.isolated else self._of_folder(folder)
+
+    def _of_folder(self, folder: Path) -> Config:
+        if folder not in self._folders:
+            candidate = folder / "pyproject.toml"
+            table = _table(_toml(candidate), "tool", "tf-migrate") if candidate.is_file() else None
+            self._folders[folder] = (_config(candidate, table) if table is not None
+                                     else Config() if folder.parent == folder
+                                     else self._of_folder(folder.parent))
+        return self._folders[folder]
 
 
 def load(start: Path) -> Config:
     """The config that applies at ``start`` (a file or directory)."""
-    path = find_pyproject(start)
-    if path is None:
-        return Config()
+    return Lookup().at(start)
+
+
+def load_file(path: Path) -> Config:
+    """``--config FILE``: its ``[tool.tf-migrate]`` table, or (a file of
+    tf-migrate's settings only) its top-level keys."""
+    if not path.is_file():
+        raise ConfigError(f"{path}: --config file not found")
+    data = _toml(path)
+    table = _table(data, "tool", "tf-migrate")
+    return _config(path, data if table is None else table)
+
+
+def _toml(path: Path) -> dict:
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as err:
         raise ConfigError(f"{path}: cannot read config ({err})") from None
-    table = data.get("tool", {}).get("tf-migrate", {})
+
+
+def _table(data: dict, *keys: str) -> Optional[dict]:
+    for key in keys:
+        data = data.get(key) if isinstance(data, dict) else None
+    return data if isinstance(data, dict) else None
+
+
+def _config(path: Path, table: dict) -> Config:
     where = f"{path}: [tool.tf-migrate]"
     unknown = sorted(set(table) - KEYS)
     if unknown:

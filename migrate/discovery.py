@@ -4,7 +4,9 @@ ignores (pathspec's patterns; the .gitignore files from the walked folder
 up to its repository's top, each relative to its folder, deeper files
 first, then the repository's info/exclude and the user's core.excludesFile)
 and --exclude globs, never following a symlink out of the given roots or
-around a loop."""
+around a loop (a warning, not an error: the files around it are still
+processed). A file is named relative to the working directory when it is
+below it, else by its absolute path, whatever spelling its root was given in."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ import shutil
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Iterator, List, Optional, Sequence, Tuple
+from typing import Callable, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 
 SUFFIXES = (".py", ".ipynb")
@@ -26,39 +28,63 @@ ALWAYS_SKIPPED = {".git", ".hg", ".svn", "__pycache__", ".tox", ".nox", ".venv",
 class Discovery:
     files: List[Path] = field(default_factory=list)
     problems: List[str] = field(default_factory=list)  # one-line reasons, a path each
+    warnings: List[str] = field(default_factory=list)  # symlinks not followed, a path each
 
 
-def discover(paths: Sequence[Path], exclude: Iterable[str] = ()) -> Discovery:
-    """Every file to process under ``paths``, sorted per root, no duplicates."""
+def discover(paths: Sequence[Path], exclude: Iterable[str] = (),
+             exclude_of: Optional[Callable[[Path], List[str]]] = None) -> Discovery:
+    """Every file to process under ``paths``, sorted per root, no duplicates;
+    a walked root skips ``exclude`` and what ``exclude_of`` gives for it (the
+    globs of the config that applies there)."""
     found = Discovery()
-    excluded = _rules(list(exclude))
+    exclude = list(exclude)
     seen = set()
     for root in paths:
+        shown = str(_shown(root))
         if not root.exists() and not root.is_symlink():
-            found.problems.append(f"{root}: no such file or directory")
+            found.problems.append(f"{shown}: no such file or directory")
             continue
         real_root = _real(root)
         if real_root is None:
-            found.problems.append(f"{root}: symlink loop, not followed")
+            found.problems.append(f"{shown}: symlink loop, not followed")
             continue
+        cut = _cut(real_root)
+
+        def show(path: Path) -> Path:  # a path below real_root as output names it
+            return Path(shown) if path == real_root else Path(shown, str(path)[cut:])
+
         if root.is_file():
-            candidates: Iterable[Tuple[Path, Path]] = [(root, real_root)]
+            candidates: Iterable[Tuple[Path, Path]] = [(real_root, real_root)]
         else:
-            candidates = _walk(real_root, excluded, found.problems)
+            excluded = _rules(exclude + (exclude_of(root) if exclude_of else []))
+            candidates = _walk(real_root, excluded, found, show)
         for path, key in candidates:
             if key not in seen:
                 seen.add(key)
-                found.files.append(path)
+                found.files.append(show(path))
     return found
 
 
-def _walk(root: Path, excluded: List[_Rule],
-          problems: List[str]) -> Iterator[Tuple[Path, Path]]:
+def _shown(path: Path) -> Path:
+    """How output names ``path``: relative to the working directory when it
+    is below it (as Ruff does), else absolute (never ``..``: a diff header
+    must not climb out of the tree it is applied in)."""
+    absolute = os.path.abspath(path)
+    cwd = os.getcwd()
+    if _inside(Path(absolute), Path(cwd)):
+        return Path(os.path.relpath(absolute, cwd))
+    return Path(absolute)
+
+
+def _walk(root: Path, excluded: List[_Rule], found: Discovery,
+          show: Callable[[Path], Path]) -> Iterator[Tuple[Path, Path]]:
     """(path, real path) of each file under ``root``, directory by directory
     in sorted order, files before subdirectories (as ``os.walk`` top-down).
     Only a symlink is resolved: a plain entry's real path is its parent's
     plus its name, which keeps a large tree cheap to walk. Each folder
-    carries the .gitignore rules of the folders above it."""
+    carries the .gitignore rules of the folders above it. Problems and
+    warnings go into ``found``, naming paths as ``show`` does."""
+    problems, warnings = found.problems, found.warnings
     repository = _Repository.around(root)
     first = [(_cut(d), rules) for d, rules in repository.gitignores_above(root)]
     visited = set()
@@ -66,18 +92,18 @@ def _walk(root: Path, excluded: List[_Rule],
     while stack:
         here, real, above = stack.pop()
         if real in visited or not _inside(real, root):
-            problems.append(f"{here}: symlink loop, not followed" if real in visited
-                            else f"{here}: symlink out of {root}, not followed")
+            warnings.append(f"{show(here)}: symlink loop, not followed" if real in visited
+                            else f"{show(here)}: symlink out of {show(root)}, not followed")
             continue
         visited.add(real)
         try:
             with os.scandir(here) as listing:
                 entries = sorted(listing, key=lambda entry: entry.name)
         except OSError as err:
-            problems.append(f"{err.filename}: cannot list ({err.strerror})")
+            problems.append(f"{show(here)}: cannot list ({err.strerror})")
             continue
         if any(entry.name == ".gitignore" and entry.is_file() for entry in entries):
-            own = _read_gitignore(here, problems)
+            own = _read_gitignore(here, problems, show)
             above = [(_cut(here), own)] + above if own else above
         chain = ([(_cut(root), excluded)] if excluded else []) + above + \
             [(_cut(repository.top), rules) for rules in repository.below_gitignores if rules]
@@ -89,7 +115,7 @@ def _walk(root: Path, excluded: List[_Rule],
                     continue
                 target = _real(path) if entry.is_symlink() else real / entry.name
                 if target is None:
-                    problems.append(f"{path}: symlink loop, not followed")
+                    warnings.append(f"{show(path)}: symlink loop, not followed")
                 else:
                     subdirectories.append((path, target, above))
                 continue
@@ -97,9 +123,9 @@ def _walk(root: Path, excluded: List[_Rule],
                 continue
             target = _real(path) if entry.is_symlink() else real / entry.name
             if target is None:
-                problems.append(f"{path}: symlink loop, not followed")
+                warnings.append(f"{show(path)}: symlink loop, not followed")
             elif not _inside(target, root):
-                problems.append(f"{path}: symlink out of {root}, not followed")
+                warnings.append(f"{show(path)}: symlink out of {show(root)}, not followed")
             else:
                 yield path, target
         stack.extend(reversed(subdirectories))
@@ -113,13 +139,13 @@ def _is_dir(entry: os.DirEntry) -> bool:
         return False
 
 
-def _read_gitignore(here: Path, problems: List[str]) -> List[_Rule]:
+def _read_gitignore(here: Path, problems: List[str], show: Callable[[Path], Path]) -> List[_Rule]:
     """``here/.gitignore``'s rules (none when it cannot be read: a problem)."""
     gitignore = here / ".gitignore"
     try:
         lines = gitignore.read_text(errors="replace").splitlines()
     except OSError as err:
-        problems.append(f"{gitignore}: cannot read ({err.strerror})")
+        problems.append(f"{show(gitignore)}: cannot read ({err.strerror})")
         return []
     return _rules(lines)
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import difflib
 import re
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from .linematch import opcodes
 from .result import Edit
 
 Owned = Tuple[Edit, Optional[str]]  # an edit and the recipe that made it (None: several)
@@ -23,13 +23,13 @@ def split_lines(text: str) -> List[str]:
 
 def line_edits(old: str, new: str) -> List[Edit]:
     """Line-level edits turning ``old`` into ``new`` (1-based, end exclusive).
-    One diff of the whole text per changed pass, never per finding."""
+    One diff of the whole text per changed pass, never per finding; exactly
+    difflib's (autojunk off), in time near linear in the lines (linematch)."""
     if old == new:
         return []
     a, b = split_lines(old), split_lines(new)
     edits = []
-    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    for tag, i1, i2, j1, j2 in opcodes(a, b):
         if tag != "equal":
             edits.append(Edit(i1 + 1, 1, i2 + 1, 1, "".join(b[j1:j2])))
     return edits
@@ -88,6 +88,22 @@ def old_lines(edits: Sequence[Edit], line: int) -> Tuple[int, int]:
     """The lines (first, last) of the old text that ``line`` of the new text
     comes from: the same line shifted past the edits before it, or the lines
     an edit replaced when ``line`` is in that edit's replacement."""
+    edit, at = _origin(edits, line)
+    return (at, at) if edit is None else (edit.line, max(edit.line, edit.end_line - 1))
+
+
+def old_line(edits: Sequence[Edit], line: int) -> int:
+    """The one line of the old text that ``line`` of the new text stands
+    for: inside an edit's replacement, the replaced line at the same offset
+    (the last replaced one past their end), so a finding on a loop whose
+    line an edit rewrote together with the line above stays on the loop."""
+    edit, at = _origin(edits, line)
+    return at if edit is None else min(edit.line + at, max(edit.line, edit.end_line - 1))
+
+
+def _origin(edits: Sequence[Edit], line: int) -> Tuple[Optional[Edit], int]:
+    """(the edit whose replacement holds ``line`` of the new text, the
+    line's offset into it), or (None, the same line in the old text)."""
     shift = 0
     for edit in edits:  # in order of position, as line_edits makes them
         start = edit.line + shift  # where this edit's replacement starts in the new text
@@ -95,9 +111,9 @@ def old_lines(edits: Sequence[Edit], line: int) -> Tuple[int, int]:
         if line < start:
             break
         if line < start + added:
-            return edit.line, max(edit.line, edit.end_line - 1)
+            return edit, line - start
         shift += added - (edit.end_line - edit.line)
-    return line - shift, line - shift
+    return None, line - shift
 
 
 def apply_edits(source: str, edits: Sequence[Edit]) -> str:

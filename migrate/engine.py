@@ -24,7 +24,7 @@ from fissix.pgen2.parse import ParseError
 from fissix.pgen2.tokenize import TokenError
 
 from . import fastparse, incremental, prefilter, slicing, traversal
-from .edits import Owned, apply_edits, old_lines, pass_edits, split_lines
+from .edits import Owned, apply_edits, old_line, old_lines, pass_edits, split_lines
 from .recipe import PassContext, Recipe, SourceFacts
 from .reparse import reparse
 from .options import Options
@@ -475,9 +475,10 @@ class _Fixpoint:
                 if proposal.applied else None
             line, end_line = proposal.line, proposal.end_line
             if self.options.isolated and self.history:  # positions in the checked text
-                (line, last), end_line = self._input_lines(line), self._input_lines(end_line)[1]
-                if any(line <= seen <= last for seen in self.found.get(proposal.recipe, ())):
+                (first, last), end_line = self._input_lines(line), self._input_lines(end_line)[1]
+                if any(first <= seen <= last for seen in self.found.get(proposal.recipe, ())):
                     continue  # found on the input, by a rerun whose rewrite was not chained
+                line = self._input_line(line)  # the statement it concerns, not its edit's first line
                 if after:
                     fix = None  # its edits would be relative to the fixed text
             elif not self.history:
@@ -494,6 +495,11 @@ class _Fixpoint:
         for edits in reversed(self.history):
             first, last = old_lines(edits, first)[0], old_lines(edits, last)[1]
         return first, last
+
+    def _input_line(self, line: int) -> int:
+        for edits in reversed(self.history):
+            line = old_line(edits, line)
+        return line
 
 
 def _validated(text: str, filename: str) -> Tuple[Optional[pytree.Node], Optional[str]]:

@@ -1,7 +1,9 @@
 """`tf-migrate explain ID`: the recipe's docstring (rationale, caveats) and
-its first before/after fixture pair as the example, one source of truth: the
-repository's fixtures/, which the build copies into the wheel as
-migrate/examples/ (see setup.py)."""
+an example from its fixtures, one source of truth: the repository's
+fixtures/, which the build copies into the wheel as migrate/examples/ (see
+setup.py). A fixture's after is what every recipe together makes of its
+before; the example is instead the recipe run alone over the before, so it
+shows that recipe's change and no other's."""
 
 from __future__ import annotations
 
@@ -13,35 +15,50 @@ from rich.console import Console
 from rich.syntax import Syntax
 from rich.text import Text
 
+from .options import Options
 from .recipe import Recipe
 
 SHIPPED = Path(__file__).resolve().parent / "examples"  # an installed wheel
 FIXTURES = SHIPPED if SHIPPED.is_dir() else Path(__file__).resolve().parent.parent / "fixtures"
 
 
-def example(recipe: Recipe) -> Optional[Tuple[Path, Path]]:
-    """The recipe's seed program pair (a case named ``seed*``) when it has
-    one, else its first before/after pair by name."""
+def example(recipe: Recipe) -> Optional[Tuple[Path, str]]:
+    """The recipe's first fixture before (a ``seed*`` case first, then by
+    name) that the recipe alone changes, with the diff of that change."""
+    from .engine import transform  # the parser: only an example needs it
+
     befores = sorted((FIXTURES / recipe.id).glob("*.before.py"),
                      key=lambda p: (not p.name.startswith("seed"), p.name))
+    alone = Options((recipe,), unsafe_fixes=True)
     for before in befores:
-        after = before.with_name(before.name.replace(".before.py", ".after.py"))
-        if after.exists():
-            return before, after
+        text = before.read_text(encoding="utf-8")
+        after = transform(text, str(before), alone).output
+        if after != text:
+            return before, "".join(difflib.unified_diff(
+                text.splitlines(keepends=True), after.splitlines(keepends=True),
+                fromfile=f"before: {before.name}", tofile=f"after: {recipe.id} alone"))
     return None
 
 
 def render(console: Console, recipe: Recipe) -> None:
+    """Rich text on a terminal; plain text (no colour, no padding, no
+    wrapping: code stays as it is) when ``console`` writes to a pipe or file."""
+    plain = not console.is_terminal
+    heading = f"{recipe.id} ({recipe.safety}): {recipe.summary}"
+    pair = example(recipe)
+    if plain:
+        write = console.file.write
+        write(f"{heading}\n\n{recipe.doc or '(no documentation)'}\n")
+        if pair is None:
+            write(f"\n(no example found under {FIXTURES / recipe.id})\n")
+        else:
+            write(f"\nExample ({recipe.id}/{pair[0].name}):\n{pair[1]}")
+        return
     console.print(Text.assemble((recipe.id, "bold"), f" ({recipe.safety}): {recipe.summary}"))
     console.print()
     console.print(recipe.doc or "(no documentation)", markup=False, highlight=False)
-    pair = example(recipe)
     if pair is None:
-        console.print(f"\n(no example found under {FIXTURES / recipe.id})")
+        console.print(f"\n(no example found under {FIXTURES / recipe.id})", markup=False)
         return
-    before, after = pair
-    diff = "".join(difflib.unified_diff(
-        before.read_text().splitlines(keepends=True), after.read_text().splitlines(keepends=True),
-        fromfile=f"before: {before.name}", tofile=f"after: {after.name}"))
-    console.print(f"\n[bold]Example[/bold] ({recipe.id}/{before.name}):")
-    console.print(Syntax(diff, "diff", word_wrap=True))
+    console.print(Text.assemble("\n", ("Example", "bold"), f" ({recipe.id}/{pair[0].name}):"))
+    console.print(Syntax(pair[1], "diff", word_wrap=True))

@@ -37,6 +37,27 @@ def render(name: str, outcomes: List[Outcome]) -> str:
     raise ValueError(f"unknown format {name!r}")
 
 
+def statistics_of(name: str, outcomes: List[Outcome]) -> str:
+    """`check --statistics`: findings per recipe, with how many have a fix,
+    as aligned text lines or (json) a list of objects, by recipe id."""
+    counts: Dict[str, List[int]] = {}
+    for outcome in outcomes:
+        for diag in outcome.result.diagnostics if outcome.result else []:
+            count = counts.setdefault(diag.recipe, [0, 0])
+            count[0] += 1
+            count[1] += diag.fixable
+    rows = sorted(counts.items())
+    if name == "json":
+        return json.dumps([{"recipe": recipe, "count": total, "fixable": fixable}
+                           for recipe, (total, fixable) in rows], indent=2) + "\n"
+    if name != "text":
+        raise ValueError(f"--statistics is text or json, not {name}")
+    width = max((len(str(total)) for _, (total, _) in rows), default=1)
+    name_width = max((len(recipe) for recipe, _ in rows), default=1)
+    return "".join(f"{total:>{width}}  {recipe:<{name_width}}  ({fixable} with a fix)\n"
+                   for recipe, (total, fixable) in rows)
+
+
 def tool_version() -> str:
     from importlib import metadata  # ~15 ms to import: only --version, SARIF and the server ask
 

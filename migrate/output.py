@@ -6,14 +6,13 @@ from __future__ import annotations
 import json
 from dataclasses import asdict
 from collections import Counter
-from typing import Dict, Iterable, List
+from typing import Dict, Iterable, List, Tuple
 
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
 from .batch import Left, Outcome, Summary
-from .result import Diagnostic
+from .result import Diagnostic, split_label
 from .textdiff import unified
 
 JSON_VERSION = 1
@@ -25,6 +24,30 @@ def finding_line(diag: Diagnostic) -> str:
     if diag.after:
         tag += f" (appears after fixing {', '.join(diag.after)})"
     return f"{diag.path}:{diag.line}:{diag.column}: {diag.recipe} {diag.message} {tag}"
+
+
+def in_order(outcomes: Iterable[Outcome]) -> List[Outcome]:
+    """Outcomes by path, each one's findings by line, column and recipe:
+    every format lists them so, whatever the order of the paths given."""
+    ordered = sorted(outcomes, key=lambda o: _path_key(str(o.path)))
+    for outcome in ordered:
+        if outcome.result is not None:
+            outcome.result.diagnostics.sort(key=_position)
+    return ordered
+
+
+def left_in_order(left: List[Left]) -> List[Left]:
+    return sorted(left, key=lambda item: _position(item.diagnostic))
+
+
+def _path_key(path: str) -> Tuple[Tuple[str, ...], int]:
+    """A path by its parts, a notebook cell by its number (cell 10 after cell 9)."""
+    file, cell = split_label(path)
+    return tuple(file.replace("\\", "/").split("/")), cell or 0
+
+
+def _position(diag: Diagnostic) -> Tuple:
+    return (_path_key(diag.path), diag.line, diag.column, diag.recipe, diag.message)
 
 
 def unified_diff(outcome: Outcome) -> str:
@@ -106,15 +129,20 @@ def fix_counts(outcomes: List[Outcome], left: Dict[int, List[Left]], unsafe_fixe
     return text + ("" if not reasons else ": " + "; ".join(f"{n} {why}" for why, n in sorted(reasons.items())))
 
 
-def print_summary(console: Console, summary: Summary, verb: str, count: int) -> None:
-    """Files scanned / ``count`` files that ``verb`` / skipped and findings
-    per recipe, on stderr."""
+def print_summary(console: Console, summary: Summary, verb: str, count: int, quiet: bool = False) -> None:
+    """The files that could not be processed, then (unless ``quiet``) files
+    scanned / ``count`` files that ``verb`` / skipped and findings per
+    recipe, on stderr."""
     for problem in summary.problems:
         console.print(Text.assemble(("error: ", "red"), problem))
+    if quiet:
+        return
     console.print(
         f"{summary.scanned} file(s) scanned, {count} {verb}, "
         f"{summary.skipped} could not be processed", highlight=False)
     if summary.findings:
+        from rich.table import Table  # loaded only when there is a table: a clean file's check skips it
+
         table = Table("recipe", "findings", box=None, pad_edge=False)
         for recipe, count in sorted(summary.findings.items()):
             table.add_row(recipe, str(count))

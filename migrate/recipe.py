@@ -35,7 +35,7 @@ from fissix.pytree import Node
 
 Safety = Literal["safe", "unsafe"]
 
-_SUPPRESS = re.compile(r"#\s*tf-migrate:\s*ignore(?:\[(?P<ids>[^\]]*)\])?")
+SUPPRESSION = re.compile(r"#\s*tf-migrate:\s*ignore(?:\[(?P<ids>[^\]]*)\])?")
 _ID = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 
 
@@ -194,7 +194,7 @@ class PassContext:
 
     def suppressed(self, line: int) -> bool:
         text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
-        match = _SUPPRESS.search(text)
+        match = SUPPRESSION.search(text)
         if not match:
             return False
         ids = match.group("ids")

@@ -10,6 +10,7 @@ a file never moves another one to a different shard.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import sys
 from dataclasses import dataclass
@@ -45,12 +46,16 @@ class Shard:
         return int.from_bytes(digest[:8], "big") % self.count == self.index - 1
 
     def select(self, found: Discovery, roots: Sequence[Path]) -> Discovery:
-        """The files (and discovery problems, by their path) of this shard."""
-        resolved = [root.resolve() for root in roots if root.is_dir()]
+        """The files (and discovery problems and warnings, by their path) of this shard."""
+        absolute = [Path(os.path.abspath(root)) for root in roots if root.is_dir()]
+
+        def mine(path: Path) -> bool:
+            return self.owns(stable_name(Path(os.path.abspath(path)), absolute))
+
         return Discovery(
-            [path for path in found.files if self.owns(stable_name(path, resolved))],
-            [problem for problem in found.problems
-             if self.owns(stable_name(Path(problem.split(": ", 1)[0]), resolved))],
+            [path for path in found.files if mine(path)],
+            [problem for problem in found.problems if mine(Path(problem.split(": ", 1)[0]))],
+            [warning for warning in found.warnings if mine(Path(warning.split(": ", 1)[0]))],
         )
 
 

@@ -21,6 +21,8 @@ import contextvars
 import importlib
 from collections import defaultdict
 from dataclasses import dataclass, field
+from itertools import compress
+from operator import attrgetter
 from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 from fissix import btm_matcher, pygram, pytree
@@ -54,6 +56,7 @@ class Pass:
     within: Optional[Set[int]] = None  # ids of the top-level statements the restricted recipes visit
     everywhere: FrozenSet[str] = frozenset()  # recipes visiting every statement even so
     regrouped: bool = False  # a modifier added or removed a statement of a module part
+    known: Optional[Set[int]] = None  # ids of the spans' statements, once a modifier added or removed one
 
     def skips(self, recipe: str, top) -> bool:
         """Is ``top`` outside what ``recipe`` visits in this pass?"""
@@ -70,6 +73,7 @@ class Pass:
                 for p in sorted(ctx.proposals, key=lambda p: (p.line, p.column))]
 
 
+_WAS_CHANGED = attrgetter("was_changed")
 _active: contextvars.ContextVar[Pass] = contextvars.ContextVar("tf_migrate_traversal")
 _tools: Dict[Tuple[str, ...], "BowlerTool"] = {}
 
@@ -343,7 +347,12 @@ def _claim(state: Pass, recipe: str, top, root_size: int) -> None:
     if top.was_changed or top.parent is None:
         state.owners.setdefault(id(top), recipe)
     if len(state.root.children) != root_size:  # statements added or removed at module level
-        known = {id(node) for node, _ in state.spans}
-        for child in state.root.children:
-            if child.was_changed or id(child) not in known:
-                state.owners.setdefault(id(child), recipe)
+        if state.known is None:
+            state.known = {id(node) for node, _ in state.spans}
+        # set operations over ids: a loop in Python over every statement, per
+        # modifier, made a module of many fixed statements quadratic
+        children = state.root.children
+        fresh = set(map(id, compress(children, map(_WAS_CHANGED, children))))
+        fresh.update(set(map(id, children)).difference(state.known))
+        for key in fresh.difference(state.owners):
+            state.owners[key] = recipe

@@ -147,7 +147,7 @@ def _stacked_path(expr, tape: s.Tape, model, feeds: List) -> Optional[_Path]:
         return None
     needed = (_free_names(elt) - {var}) | (_free_names(iterable) if s.is_name(iterable) else set())
     siblings = s.statements(loop.parent)
-    between = siblings[siblings.index(stmt) + 1:siblings.index(loop) + 1]
+    between = siblings[s.index_of(siblings, stmt) + 1:s.index_of(siblings, loop) + 1]
     if any(needed & s.bound_names(b) for b in between):
         return None
     uses = [leaf for leaf in s.name_leaves(s.scope_of(loop)) if leaf.value == path

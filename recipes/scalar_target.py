@@ -39,23 +39,38 @@ When the model knows nothing (and for ``self.<attr>``), the spelling rules:
 bound to ``Model(...)``, ``Sequential(...)``, ``load_model(...)``,
 ``clone_model(...)`` or a class of the file subclassing ``Model``.
 
-No finding when the model's output width is provably 1 (built in the module:
-a final ``Dense(1)`` in a ``Sequential`` or functional model, or a subclass
-whose ``call`` returns a ``Dense(1)`` head): the sum is the output. The
-message says what is known of the output (its width and the line where the
-model is built).
+When the fix is offered: only where the output is provably multi-class.
+- Its width is known and > 1 (a model built in the module, through the
+  functions that build and return it and every branch that assigns it): an
+  unsafe fix, and the message gives the width and the line where it is built.
+- Its width is unknown but the code shows classes: a softmax in the code that
+  builds the model, a class index in scope (above), an ``argmax`` of the
+  gradient's target in its scope or of any call of the same model: an unsafe
+  fix.
+- Otherwise (a loaded model, a parameter nobody here passes): a report without
+  a fix that asks whether the output is multi-class.
+- Never a finding when the width is provably 1 (a final ``Dense(1)``: the sum
+  is the output) or the output is provably of rank 1 (per-sample scores,
+  energies, losses: the model's ``call`` returns a ``tf.squeeze``, a
+  reduction over an axis or a ``[:, k]`` column; a ``Sequential`` ends in
+  ``Reshape(())``): ``[:, t]`` on it raises.
+
+The target may also be a list of model calls (``[model(a), model(b)]``) or a
+comprehension of them (``[model(p) for p in path]``, the path watched): each
+call gets the selection.
 
 CAVEATS:
 - Summing the outputs is exactly right for an element-wise function
   (``tape.gradient(tf.exp(x), x)``) and for a vector of per-example losses,
   so any other callee is left alone.
-- A name spelled like a model whose value the model cannot see is trusted.
+- A name spelled like a model whose value the model cannot see is trusted to
+  be a model, but its width is then unknown: a report at most.
 - Left alone when ``output_gradients`` is passed (positionally or by name, or
   possibly through ``*args``/``**kwargs``): those weights already pick what
   is differentiated. Left alone when the target is named like a loss or the
   callee's name contains ``loss``.
 - The model output is assumed to be ``(batch, outputs)``; a model with
-  several outputs (a list) or a rank-1 output needs another selection.
+  several outputs (a list) needs another selection.
 - A notebook analysed cell by cell does not see a model built in another
   cell.
 """
@@ -169,15 +184,31 @@ def _model_call(node, watched: List[str], classes: Set[str], model) -> bool:
     return any(s.code(sub) in watched for arg in call[1] for sub in arg.pre_order())
 
 
-def _target_value(target, gradient_call, watched, classes, model) -> Optional[object]:
-    """The node to subscript: the call itself, or the value of the name it is bound to."""
-    if _model_call(target, watched, classes, model):
-        return s.unparen(target)
-    if s.is_name(target) and "loss" not in target.value.lower():
-        value = s.reaching_value(target.value, s.enclosing_statement(gradient_call))
-        if value is not None and _model_call(value, watched, classes, model):
-            return s.unparen(value)
-    return None
+def _target_values(target, gradient_call, watched, classes, model) -> List:
+    """The model calls to subscript: the target call, the call a name is bound
+    to, or each model call of a list display or comprehension it is bound to."""
+    node = target
+    if s.is_name(target):
+        if "loss" in target.value.lower():
+            return []
+        node = s.reaching_value(target.value, s.enclosing_statement(gradient_call))
+        if node is None:
+            return []
+    node = s.unparen(node)
+    if _model_call(node, watched, classes, model):
+        return [node]
+    elements = s.literal_elements(node)
+    if elements:
+        calls = [s.unparen(e) for e in elements]
+        return calls if all(_model_call(c, watched, classes, model) for c in calls) else []
+    if node.type == s.syms.atom and node.children[0].value == "[" and len(node.children) == 3 \
+            and node.children[1].type == s.syms.listmaker:
+        element, clause = node.children[1].children[0], node.children[1].children[1]
+        if clause.type == s.syms.comp_for and any(s.code(sub) in watched for sub in clause.children[3].pre_order()):
+            fed = watched + [leaf.value for leaf in clause.children[1].leaves() if leaf.type == token.NAME]
+            element = s.unparen(element)
+            return [element] if _model_call(element, fed, classes, model) else []
+    return []
 
 
 def _weights_outputs(positional, keywords) -> bool:
@@ -217,6 +248,96 @@ def _output_facts(value, model) -> str:
     return f"output width not known here{where}"
 
 
+_RANK_ONE_CALLS = {"squeeze", "reduce_sum", "reduce_mean", "reduce_max", "reduce_logsumexp", "norm"}
+
+
+def _model_origin(value, model):
+    """The node that builds the called model (its constructor call or class)."""
+    head = value.children[0]
+    return model.likely_kind_of(head).origin if s.is_name(head) else None
+
+
+def _rank_one(expr, model) -> bool:
+    """Is ``expr`` (a returned or output value) provably of rank 1: a
+    ``tf.squeeze``/reduction (over an axis: rank 2 inputs), a ``[:, k]``
+    column, a ``Reshape(())`` layer?"""
+    expr = s.unparen(expr)
+    if s.is_name(expr):
+        binding = model.last_assignment(expr.value, expr)
+        return binding is not None and binding.how == "assign" and binding.value is not None \
+            and _rank_one(binding.value, model)
+    if expr.type != s.syms.power:
+        return False
+    last = expr.children[-1]
+    if last.type == s.syms.trailer and last.children[0].value == "[":
+        index = last.children[1]
+        return index.type == s.syms.subscriptlist and len([c for c in index.children if c.type != token.COMMA]) == 2 \
+            and not any(c.type == s.syms.subscript for c in index.children[2:])
+    callee = model.callee(expr) or ""
+    return callee.rpartition(".")[2] in _RANK_ONE_CALLS or _rank_one_layer(expr, model)
+
+
+def _rank_one_layer(layer, model) -> bool:
+    """``Reshape(())`` / ``Reshape([])`` (or one applied: ``Reshape(())(h)``):
+    a layer whose output drops the last axis."""
+    callee = model.callee(layer) if layer.type == s.syms.power else None
+    if not callee or not callee.endswith("Reshape"):
+        return False
+    first = next(t for t in layer.children[1:] if t.children[0].value == "(")
+    positional, keywords = s.split_arguments(first)
+    shape = positional[0] if positional else keywords.get("target_shape")
+    return shape is not None and s.literal_elements(s.unparen(shape)) == []
+
+
+def _output_rank_one(value, model) -> bool:
+    """Is the output of the model called by ``value`` provably of rank 1?"""
+    origin = _model_origin(value, model)
+    if origin is None:
+        return False
+    if origin.type == s.syms.classdef:
+        call = model.methods(origin).get("call")
+        returns = model.index.scopes[id(call)].returns if call is not None else []
+        return bool(returns) and all(_rank_one(r, model) for r in returns)
+    positional, keywords = s.split_arguments(origin.children[-1]) if s.is_call(origin) else ([], {})
+    if model.callee(origin) and model.callee(origin).endswith("Sequential"):
+        layers = positional[0] if positional else keywords.get("layers")
+        elements = s.literal_elements(s.unparen(layers)) if layers is not None else None
+        return bool(elements) and _rank_one_layer(s.unparen(elements[-1]), model)
+    outputs = positional[1] if len(positional) > 1 else keywords.get("outputs")
+    return outputs is not None and _rank_one(outputs, model)
+
+
+def _argmax_calls(root) -> List:
+    """Every ``argmax(...)`` call of the module (any spelling of the callee)."""
+    found = []
+    for leaf in root.leaves():
+        if leaf.value == "argmax":
+            node = leaf.parent.parent if leaf.parent.type == s.syms.trailer else leaf.parent
+            if node is not None and node.type == s.syms.power:
+                found.append(node)
+    return found
+
+
+def _classes_shown(value, gradient_call, model) -> Optional[str]:
+    """Evidence in the code that the output has classes: a softmax where the
+    model is built, an ``argmax`` of the gradient's target in its scope, or
+    an ``argmax`` of any call of the same model in the module."""
+    origin = _model_origin(value, model)
+    if origin is not None:
+        builder = origin if origin.type == s.syms.classdef else \
+            s.enclosing(origin, s.syms.funcdef) or s.enclosing_statement(origin)
+        if builder is not None and any(leaf.value.strip("\"'") == "softmax" for leaf in builder.leaves()):
+            return f"a softmax where the model is built (line {origin.get_lineno()})"
+    scope = s.scope_of(gradient_call)
+    target = {leaf.value for leaf in gradient_call.children[2].leaves() if leaf.type == token.NAME}
+    for call in s.per_tree(gradient_call, "argmax calls", _argmax_calls):
+        read = list(s.name_leaves(call))
+        if s.scope_of(call) is scope and any(leaf.value in target for leaf in read) or origin is not None and any(
+                model.likely_kind_of(leaf).origin is origin for leaf in read):
+            return f"an argmax of the output at line {call.get_lineno()}"
+    return None
+
+
 # `tape.gradient(target, sources, ...)`, possibly inside a larger expression (`...[0]`)
 PATTERN = "power< tape=NAME trailer< '.' 'gradient' > trailer< '(' arglist ')' > any* >"
 
@@ -241,15 +362,28 @@ def _modify(call_node, capture, filename):
     if not any(s.code(src) in watched for src in s.literal_elements(sources) or [sources]):
         return
     model = model_of(call_node)
-    value = _target_value(target, call_node, watched, classes, model)
-    if value is None or model.likely_kind_of(value).width == 1:
+    values = _target_values(target, call_node, watched, classes, model)
+    widths = {model.likely_kind_of(v).width for v in values}
+    if not values or 1 in widths or any(_output_rank_one(v, model) for v in values):
         return
+    value = values[0]
     index, chosen = _target_index(value, model)
-    if propose(value, f"tape.gradient of the whole output of `{s.shown(value)}` "
-                      f"({_output_facts(value, model)}) differentiates the sum of all its outputs "
-                      f"(every class mixed), not one target; select the target output [:, {index}]: "
-                      f"{chosen}", safety="unsafe"):
-        value.append_child(s.parse_expression(f"x[:, {index}]").children[-1].clone())
+    shown = s.shown(value) if len(values) == 1 else f"[{', '.join(s.shown(v) for v in values)}]"
+    facts = _output_facts(value, model)
+    proven = bool(widths - {None})
+    evidence = "" if proven else _classes_shown(value, call_node, model) or (
+        "a class index in scope" if not index.isdigit() else None)
+    if evidence is None:
+        propose(value, f"tape.gradient of the whole output of `{shown}` ({facts}): if the model has "
+                       "several outputs per example (classes), this differentiates their sum, not one "
+                       "target; select one ([:, t], --target-index), or confirm a single output",
+                fixable=False)
+        return
+    if propose(value, f"tape.gradient of the whole output of `{shown}` ({facts}{'; ' + evidence if evidence else ''}) "
+                      f"differentiates the sum of all its outputs (every class mixed), not one target; "
+                      f"select the target output [:, {index}]: {chosen}", safety="unsafe"):
+        for each in values:
+            each.append_child(s.parse_expression(f"x[:, {index}]").children[-1].clone())
 
 
 def _a_loss(call: ast.Call) -> bool:

@@ -1,284 +1,207 @@
-"""suffix-mixup: the one operand whose numbered suffix disagrees with the rest.
+"""suffix-mixup: an attribution that multiplies one input's difference from
+its baseline by the gradients taken along another input's path.
 
-What it does: in ``target_N = expression`` where the target and the other
-operands share the number ``N``, the single operand name with another number
-(``avg_gradients_1``) whose sibling ``avg_gradients_N`` is bound before this
-line is replaced by that sibling.
+What it does: in a product ``(x_b - baseline_b) * g`` (or
+``tf.multiply(...)``, the difference possibly bound to a name first), when
+``g`` is a gradient (``tape.gradient``/``jacobian``/``tf.gradients``, averaged,
+stacked, accumulated, returned by a function of the module) taken with
+respect to values that do not derive from ``x_b``, and a gradient with respect
+to ``x_b``'s path is bound in the same scope, ``g`` is replaced by that one.
+The decision comes from the gradient data flow of the semantic model
+(recipes/_model/gradients.py), never from the names: ``_1``/``_2``, ``1``/``2``,
+``_a``/``_b``, ``_img``/``_txt``, words or no suffix at all.
 
-The twin statement is the evidence: the assignment to the target's name with
-the odd operand's number (``integrated_gradients_1 = ...``).
-- The twin is this statement for the other number, all its operands
-  numbered alike: the odd operand is a mix-up (unsafe fix).
-- The twin is this statement with the numbers swapped (each twin reads the
-  other's name: cross-gating, cross-attention): intentional, no finding.
-- A twin that is neither (layer ``k`` reads layer ``k - 1`` in each):
-  intentional, no finding.
-- No twin: the operands alone decide for ``name_N`` suffixes; bare digit
-  suffixes (``x1``/``avg1``) are reported only with twin evidence.
-
-Why this is a bug: code written per input (``inputs_1``/``inputs_2``) is
-copied and renamed by hand; one name left behind silently computes with the
-other input's data. In seed 003 the sequence attributions used the static
-input's average gradients: shapes broadcast, nothing raises, and the
-attributions are wrong (completeness fails).
+Why this is a bug: attribution code written per input is copied and renamed
+by hand; one gradient name left behind silently multiplies input B's
+difference by input A's gradients. Shapes broadcast, nothing raises, and the
+attributions are wrong (completeness fails for input B). In seed 003 the
+sequence attributions used the static input's average gradients.
 
 Example::
 
-    integrated_gradients_1 = (inputs_1 - baseline_1) * avg_gradients_1
+    avg_gradients_1 = path_gradients(model, inputs, baseline, 0)
+    avg_gradients_2 = path_gradients(model, inputs, baseline, 1)
     integrated_gradients_2 = (inputs_2 - baseline_2) * avg_gradients_1
     # becomes
     integrated_gradients_2 = (inputs_2 - baseline_2) * avg_gradients_2
 
-Unsafe: it changes which data is used.
-
-What is an operand: names combined by ``+ - * / // % @`` or unary
-``-``/``+``, at any depth of parentheses, the name of a subscripted operand
-(``x_2[0]``), and the positional arguments of ``tf.multiply``, ``tf.add``,
-``tf.subtract``, ``tf.divide``, ``tf.matmul`` (also ``add_n``, ``maximum``,
-``minimum``, ``pow``) and any ``tf.math.*`` function, in any import spelling
-(recipes/_model). Names inside other calls, subscripts, list/tuple displays
-or keyword arguments are not operands: ``f(inputs_1, inputs_2)`` or
-``model(inputs=[a_1, a_2])`` feeds numbered inputs to their places on
-purpose, and ``c_1 = from_row_length(a_1, nrows=b_0.rows())`` uses the
-suffix as an index.
+Unsafe: it changes which data is used, and the data flow that proves the
+crossing may miss what a dynamic program does (a gradient fetched from a
+dict, a source picked at run time); a reviewer confirms.
 
 CAVEATS:
-- Left alone when several names carry another number (``blend_2 = w_2 * g_2
-  + w_1 * g_1`` mixes on purpose), when the target has no number, or when
-  the odd name shares the target's stem (``h_2 = h_1 * decay_2`` is a
-  recurrence).
-- A sibling bound only later in the text (in a loop, by a later iteration)
-  is not evidence: layer code binds ``a_1`` from ``z_1`` after it.
-- A mix-up inside another call (``out_2 = f(x_2, avg_1)``) or under ``**``
-  is not reported.
-- Twins are compared token by token: a twin written differently (other
-  spacing is fine, another expression is not) gives no evidence.
+- Only products whose other factor is provably a gradient count: statistics
+  (``emb_2 / norm_1``), cross terms, gating, cross-attention and hand-written
+  backprop are never findings, whatever their names.
+- A gradient whose sources cannot be traced (a parameter of a function
+  called from elsewhere, ``*args``) is no evidence: nothing is reported.
+- The gradient factor must be a name (or a subscripted name) to be seen:
+  ``(x_b - base_b) * tf.reduce_mean(grads_a, axis=0)`` is not reported.
+- Inputs that derive from one value (``x_1 = data[:, :4]``,
+  ``x_2 = data[:, 4:]``) share their origin: a crossing between them is not
+  seen.
+- When several gradients with respect to ``x_b`` are in scope, the fix takes
+  the one computed by a statement of the same shape as the crossed one
+  (names aside), else the one no other derives from; when neither picks
+  exactly one, the finding has no fix.
 """
 
 from __future__ import annotations
 
 import ast
-import re
-from typing import Callable, List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from fissix.pgen2 import token
-from fissix.pytree import Leaf
 
-from migrate.recipe import Recipe, SourceFacts, propose, walk
+from migrate.recipe import Recipe, SourceFacts, propose
 from recipes import _fissix as s
-from recipes._model import model_of
-from migrate.prefilter import GAP
-from recipes._pyast import code_text, spelled_as_in_ast, statements
+from recipes._model import MANY, model_of
+from recipes._pyast import code_text
 
-_SUFFIX = re.compile(r"^(?P<stem>[A-Za-z_]\w*?)_(?P<n>\d+)$")
-_BARE = re.compile(r"^(?P<stem>[A-Za-z](?:\w*[A-Za-z])?)(?P<n>\d+)$")
-_ARITHMETIC = {s.syms.arith_expr, s.syms.term}
-# TensorFlow calls whose positional arguments are operands like those of an operator
-_TF_OPERATORS = {"tensorflow." + name for name in (
-    "multiply", "add", "subtract", "divide", "truediv", "matmul", "add_n", "maximum", "minimum",
-    "pow", "linalg.matmul")}
-_TF_OPERATOR_MODULE = "tensorflow.math."
+# `a * b` (any number of factors) and `tf.multiply(a, b)` / `tf.math.multiply(a, b)`
+PRODUCT = "term< any+ >"
+MULTIPLY = "power< any+ trailer< '.' 'multiply' > trailer< '(' arglist ')' > >"
+_MULTIPLY_CALLS = {"tensorflow.multiply", "tensorflow.math.multiply"}
 
 
-class _Name:
-    """A numbered name: ``stem`` + ``sep`` + ``n`` (``avg_grads_1``, ``avg1``)."""
-
-    def __init__(self, stem: str, sep: str, n: str):
-        self.stem, self.sep, self.n = stem, sep, n
-
-    def with_number(self, n: str) -> str:
-        return f"{self.stem}{self.sep}{n}"
-
-
-def _split(name: str) -> Optional[_Name]:
-    match = _SUFFIX.match(name)
-    if match:
-        return _Name(match.group("stem"), "_", match.group("n"))
-    match = _BARE.match(name)
-    return _Name(match.group("stem"), "", match.group("n")) if match else None
+def _factors(node) -> Optional[List]:
+    if node.type == s.syms.term:
+        if any(op.value != "*" for op in node.children[1::2]):
+            return None
+        return node.children[::2]
+    if model_of(node).callee(node) in _MULTIPLY_CALLS:
+        positional, keywords = s.split_arguments(node.children[-1])
+        return positional if len(positional) == 2 and not keywords else None
+    return None
 
 
-def arithmetic_operands(node, model=None) -> List[Leaf]:
-    """NAME leaves that are operands of the arithmetic expression ``node``
-    (a bare name, or the name of a subscripted name), also the positional
-    arguments of ``tf.multiply``/``add``/``subtract``/``divide``/``matmul``
-    and ``tf.math.*`` when a ``model`` resolves callees; nothing from inside
-    another call, a subscript, a display or any other kind of expression."""
-    node = s.unparen(node)
-    if s.is_name(node):
-        return [node]
-    if node.type in _ARITHMETIC:
-        return [leaf for child in node.children[::2] for leaf in arithmetic_operands(child, model)]
-    if node.type == s.syms.factor and node.children[0].value in "-+":
-        return arithmetic_operands(node.children[1], model)
-    if node.type == s.syms.power and s.is_name(node.children[0]) and all(
-            trailer.type == s.syms.trailer and trailer.children[0].value == "[" for trailer in node.children[1:]):
-        return [node.children[0]]
-    if model is not None and node.type == s.syms.power and s.is_call(node) and _is_operator(model.callee(node)):
-        positional = s.split_arguments(node.children[-1])[0]
-        return [leaf for arg in positional if arg.type != s.syms.argument
-                for leaf in arithmetic_operands(arg, model)]
-    return []
+def _gradient_name(factor):
+    """The NAME leaf to rename in a factor: a name, or a subscripted name."""
+    factor = s.unparen(factor)
+    if s.is_name(factor):
+        return factor
+    if factor.type == s.syms.power and s.is_name(factor.children[0]) and all(
+            t.type == s.syms.trailer and t.children[0].value == "[" for t in factor.children[1:]):
+        return factor.children[0]
+    return None
 
 
-def _is_operator(callee: Optional[str]) -> bool:
-    return bool(callee) and (callee in _TF_OPERATORS or callee.startswith(_TF_OPERATOR_MODULE))
-
-
-def _twins(stmt, name: str) -> List:
-    """Assignments ``name = ...`` alone on their line in ``stmt``'s scope."""
-    scope = s.scope_of(stmt)
-    found = []
-    for node in scope.pre_order():
-        if node.type == s.syms.simple_stmt and node is not stmt and s.scope_of(node) is scope:
-            pair = s.simple_assignment(node)
-            if pair and s.is_name(pair[0], name):
-                found.append(node)
+def _gradients_of(node, inputs, crossed) -> Dict[str, List]:
+    """Names bound before ``node`` in its scope whose value is a gradient
+    with respect to ``inputs`` and not one of the mixed lists that also
+    hold the ``crossed`` gradient's sources, with their reaching bindings."""
+    model = model_of(node)
+    flows = model.gradient_flow
+    found = {}
+    for name in model.scope_of(node).by_name:
+        if "." in name:
+            continue
+        bindings = [b for b in model.reaching(name, node) if b is not MANY]
+        if not bindings:
+            continue
+        flow = flows.of_bindings(bindings)
+        if flow.is_gradient and flow.wrt & inputs and not flow.wrt >= crossed:
+            found[name] = bindings
     return found
 
 
-def _spelled(stmt, rename: Callable[[str], str]) -> List[str]:
-    """The statement's tokens, each name passed through ``rename``."""
-    return [rename(leaf.value) if leaf.type == token.NAME else leaf.value
-            for leaf in stmt.leaves() if leaf.type not in (token.NEWLINE, token.ENDMARKER)]
+def _counterpart(crossed: str, node, found: Dict[str, List]) -> List[str]:
+    """The gradients of ``found`` that stand where ``crossed`` stands: those
+    computed by statements of the same shape (names aside), else those no
+    other one derives from (the averaged result, not its steps)."""
+    shape = _shape(model_of(node).reaching(crossed, node))
+    alike = sorted(name for name, bindings in found.items() if _shape(bindings) == shape)
+    if len(alike) == 1:
+        return alike
+    inputs = {other for name, bindings in found.items() for b in bindings for other in found
+              if other != name and b.statement is not None and _reads(b.statement, other)}
+    return sorted(set(found) - inputs)
 
 
-def _swap(a: str, b: str) -> Callable[[str], str]:
-    """Rename every numbered name with number ``a`` to ``b`` and back."""
-    def rename(name: str) -> str:
-        parts = _split(name)
-        if parts is None or parts.n not in (a, b):
-            return name
-        return parts.with_number(b if parts.n == a else a)
-    return rename
+def _shape(bindings) -> List[Tuple]:
+    """The bound values' tokens, every name blanked."""
+    return sorted(tuple((leaf.type, "" if leaf.type == token.NAME else leaf.value)
+                        for leaf in (b.value.leaves() if b.value is not None else ()))
+                  for b in bindings if b is not MANY)
 
 
-def _twin_verdict(stmt, target: _Name, odd: str, sibling: str, other: str) -> Optional[str]:
-    """What the twin statements (``stem`` with the other number) say:
-    "mix-up" when one of them is this statement for the other number with
-    the odd operand in its place, "crossing" when one is this statement
-    with the numbers swapped (each twin reads the other's name on purpose),
-    "differs" when twins exist and neither; None without a twin."""
-    twins = _twins(stmt, target.with_number(other))
-    if not twins:
-        return None
-    swap = _swap(target.n, other)
-    fixed = _spelled(stmt, lambda name: swap(sibling if name == odd else name))
-    crossed = _spelled(stmt, swap)
-    spelled = [_spelled(twin, lambda name: name) for twin in twins]
-    if crossed in spelled:
-        return "crossing"
-    return "mix-up" if fixed in spelled else "differs"
-
-
-# `name_N = expression`, alone on its line
-PATTERN = "simple_stmt< expr_stmt< target=NAME '=' value=any > any >"
-
-
-def _numbered_target(node, capture, filename) -> bool:
-    return _split(capture["target"].value) is not None
+def _reads(statement, name: str) -> bool:
+    return any(s.is_name(leaf, name) for leaf in s.name_leaves(statement))
 
 
 def _modify(node, capture, filename):
-    target_leaf, value = capture["target"], capture["value"]
-    target = _split(target_leaf.value)
-    model = model_of(node)
-    operands = arithmetic_operands(value, model)
-    numbered = {leaf.value: _split(leaf.value) for leaf in operands if _split(leaf.value)}
-    same = [n for n, parts in numbered.items() if parts.n == target.n]
-    odd = [n for n, parts in numbered.items() if parts.n != target.n]
-    if len(odd) != 1 or not same:
+    factors = _factors(node)
+    if not factors or len(factors) < 2:
         return
-    odd_parts = numbered[odd[0]]
-    sibling = odd_parts.with_number(target.n)
-    line = node.get_lineno()
-    if odd_parts.stem == target.stem or not any(b.line < line for b in model.reaching(sibling, node)):
+    flows = model_of(node).gradient_flow
+    differences = [(f, flows.difference_input(f)) for f in factors]
+    differences = [(f, d) for f, d in differences if d is not None and d.origins]
+    if len(differences) != 1:
         return
-    verdict = _twin_verdict(node, target, odd[0], sibling, odd_parts.n)
-    if verdict == "mix-up":
-        evidence = (f"`{target.with_number(odd_parts.n)}` is computed the same way from names "
-                    f"numbered {odd_parts.n}, so this one should read `{sibling}`")
-    elif verdict is None and target.sep == "_":
-        evidence = f"every other operand has the suffix _{target.n} and `{sibling}` exists"
-    else:
-        return  # a symmetric crossing or a twin that differs: on purpose; bare digits need a twin
-    if propose(node.children[0], f"`{odd[0]}` in the assignment to `{target_leaf.value}`: {evidence}; "
-                                 "this uses the other input's data", safety="unsafe"):
-        for leaf in operands:
-            if leaf.value == odd[0]:
-                leaf.value = sibling
-                leaf.changed()
-
-
-# a name ending in a digit (not an attribute), searched for in the reversed text: there
-# it starts with its digit, and a pattern starting with a digit skips ahead to digits
-# (one starting with an identifier character tries every word: 3.7x slower)
-_NUMBERED_WORD_REVERSED = re.compile(r"\d(?<!\w\d)\w*[A-Za-z_](?![\w.])")
-_ASSIGNED = re.compile(rf"{GAP}*=(?!=)")
-
-
-def numbered_words(text: str) -> List[Tuple[str, bool]]:
-    r"""Each name ending in a digit, in order, and whether ``=`` (not
-    ``==``) follows it: ``(?<![\w.])([A-Za-z_]\w*)(?<=\d)(?!\w)`` with an
-    optional ``GAP*=(?!=)``, found faster."""
-    end = len(text)
-    found = [(text[end - match.end():end - match.start()], _ASSIGNED.match(text, end - match.start()) is not None)
-             for match in _NUMBERED_WORD_REVERSED.finditer(text[::-1])]
-    found.reverse()
-    return found
-
-
-def _may_mix_suffixes(facts: SourceFacts) -> List[ast.AST]:
-    """Precheck: the assignments ``name_N = <arithmetic or a call>`` (or
-    ``nameN = ...``) reading a name with the same number and one with
-    another number and stem whose sibling (that stem numbered N) the code
-    spells somewhere (_modify: a reaching binding of it). The code's text
-    first: a numbered name followed by ``=`` (an assignment's target), numbered names of two
-    numbers, and, for some target, a name of another number and stem whose
-    sibling the code spells."""
-    spelled, targets = {}, {}  # numbered words; number -> stems of the targets numbered so
-    for word, assigned in numbered_words(code_text(facts)):
-        name = _split(word)
-        if name is not None:
-            spelled[word] = name
-            if assigned:
-                targets.setdefault(name.n, set()).add(name.stem)
-    if not targets or len({name.n for name in spelled.values()}) < 2:
-        return []
-    words = facts.derived("code words", lambda f: set(_WORD.findall(code_text(f))))
-    same_names = spelled_as_in_ast(facts)  # else a number's digits may differ in fissix's names
-    if same_names and not any(name.n != n and name.with_number(n) in words and stems != {name.stem}
-                              for name in spelled.values() for n, stems in targets.items()):
-        return []  # no target has a name of another number and stem with a sibling
-    found = []
-    for node in (found.node for found in statements(facts, ast.Assign)):
-        if not (len(node.targets) == 1
-                and isinstance(node.targets[0], ast.Name)):
+    difference, inputs = differences[0]
+    for factor in factors:
+        leaf = _gradient_name(factor) if factor is not difference else None
+        flow = flows.of(factor) if leaf is not None else None
+        if flow is None or not flow.is_gradient or flow.wrt & inputs.origins:
             continue
-        target = _split(node.targets[0].id)
-        if target is None:
+        found = _gradients_of(node, inputs.origins, flow.wrt)
+        found.pop(leaf.value, None)
+        replacements = _counterpart(leaf.value, node, found) if found else []
+        if not replacements:
             continue
-        inside = walk(node.value)
-        if not any(isinstance(n, (ast.BinOp, ast.UnaryOp, ast.Call)) for n in inside):
-            continue
-        numbered = [name for name in (_split(n.id) for n in inside if isinstance(n, ast.Name)) if name]
-        if not same_names and any(name.n != target.n for name in numbered) \
-                or any(name.n == target.n for name in numbered) and any(
-                    name.n != target.n and name.stem != target.stem and name.with_number(target.n) in words
-                    for name in numbered):
-            found.append(node)
-    return found
+        subject = s.shown(s.unparen(difference))
+        message = (f"`{leaf.value}` is a gradient taken along another input's path, but it multiplies "
+                   f"`{subject}`, whose own gradients are in scope")
+        if len(replacements) > 1:
+            propose(node, f"{message} ({', '.join(f'`{r}`' for r in replacements)}): "
+                          "use the gradient with respect to this input", fixable=False)
+            return
+        if propose(node, f"{message}: `{replacements[0]}`; this uses the other input's gradients",
+                   safety="unsafe"):
+            leaf.value = replacements[0]
+            leaf.changed()
+        return
 
 
-_WORD = re.compile(r"\w+")
+def _may_cross_gradients(facts: SourceFacts) -> bool:
+    """Precheck: the code takes a gradient and multiplies a subtraction (or a
+    name, which may be bound to one) by a name or a subscripted name."""
+    text = code_text(facts)
+    if not any(word in text for word in (".gradient(", "gradients(", "jacobian(")):
+        return False
+    differences = {node.targets[0].id for node in facts.nodes(ast.Assign)
+                   if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and _difference(node.value)}
+    for node in facts.nodes(ast.BinOp, ast.Call):
+        if isinstance(node, ast.BinOp):
+            if not isinstance(node.op, ast.Mult):
+                continue
+            pair = (node.left, node.right)
+        elif isinstance(node.func, ast.Attribute) and node.func.attr == "multiply" and len(node.args) == 2:
+            pair = tuple(node.args)
+        else:
+            continue
+        for one, other in (pair, pair[::-1]):
+            if (_difference(one) or isinstance(one, ast.Name) and one.id in differences) \
+                    and isinstance(other, (ast.Name, ast.Subscript, ast.BinOp)):
+                return True
+    return False
+
+
+def _difference(node) -> bool:
+    """``a - b``, or a call of something named ``subtract`` (any spelling)."""
+    if isinstance(node, ast.BinOp):
+        return isinstance(node.op, ast.Sub)
+    func = node.func if isinstance(node, ast.Call) else None
+    return isinstance(func, ast.Attribute) and func.attr == "subtract" or isinstance(func, ast.Name) \
+        and func.id == "subtract"
 
 
 RECIPE = Recipe(
     id="suffix-mixup",
     summary="x_2 = (inputs_2 - baseline_2) * avg_gradients_1 -> use avg_gradients_2",
     safety="unsafe",
-    query=lambda q: q.select(PATTERN).filter(_numbered_target).modify(_modify),
-    tokens=tuple(f"{digit}{eq}" for digit in range(10) for eq in (" =", "=")),
-    precheck=_may_mix_suffixes,
+    query=lambda q: q.select(PRODUCT).modify(_modify).select(MULTIPLY).modify(_modify),
+    tokens=(".gradient(", "gradients(", "jacobian("),
+    precheck=_may_cross_gradients,
     before_fails="completeness",
 )

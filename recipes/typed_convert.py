@@ -251,7 +251,7 @@ def _fold_pair(stmt, capture, filename) -> None:
         return
     body = s.statements(stmt.parent)
     dtype = None
-    for later in body[body.index(stmt) + 1:]:
+    for later in body[s.index_of(body, stmt) + 1:]:
         dtype = _cast_of(later, name, model)
         if dtype is not None:
             break

@@ -83,7 +83,7 @@ from fissix.pgen2 import token
 
 from migrate.recipe import Recipe, SourceFacts, propose
 from recipes._fissix import (
-    bindings, call_parts, contains, enclosing, find_root, import_table, is_call, is_name,
+    bindings, call_parts, contains, enclosing, find_root, import_table, index_of, is_call, is_name,
     is_sole_statement_on_line, literal_elements, name_reads, parse_expression, per_tree,
     remove_statement, replace_statement, replace_with, single_assignment, source, start,
     statement_of, subscript_parts, syms,
@@ -556,7 +556,7 @@ def _match(loop: SampleLoop, scope, tensorflow, model) -> Optional[Plan]:
     if not body or first.parent.type not in (syms.suite, syms.file_input):
         return None
     earlier = _statements(first.parent)
-    earlier = earlier[: earlier.index(first)]
+    earlier = earlier[: index_of(earlier, first)]
     collected = _collected(body[-1], earlier, loop, tensorflow)
     if collected is None or _carried_state(body, collected.buffer):
         return None

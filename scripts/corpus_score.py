@@ -7,7 +7,8 @@ prints per-recipe precision and recall at the finding level and how often
 the kind of fix agrees with the label. With ``--verify`` every SAFE fix is
 applied on its own to a copy of its program, and the before and the after
 are run by ``python -m migrate verify``; a safe fix whose after does not pass
-is counted as failing.
+is counted as failing (``--unsafe``: unsafe fixes too; ``--tf 2.3``: on
+that runtime; ``--keras 3``: judged on Keras 3).
 
 A finding matches a label of the same recipe, in the same file (notebook
 cell), on a line inside the finding's range. TP = matched findings, FP =
@@ -17,6 +18,7 @@ unmatched findings, FN = unmatched labels.
     python scripts/corpus_score.py tests/corpus/seed003 --recipes typed-convert,per-step-tape
     python scripts/corpus_score.py /tmp/realcorpus --labels /tmp/real-labels.txt --json
     python scripts/corpus_score.py --verify              # also run every safe fix
+    python scripts/corpus_score.py /tmp/ig/ig-attribution --verify --unsafe --tf 2.3
 """
 
 from __future__ import annotations
@@ -292,21 +294,19 @@ class VerifiedFix:
 
 def verify_safe_fixes(findings: Sequence[Finding], timeout: float, runtime: Sequence[str] = (),
                       kinds: Sequence[str] = ("safe",)) -> List[VerifiedFix]:
-    """Run before/after of each fix of ``kinds`` (safe; with --fixes all,
-    unsafe too) in one ``migrate verify`` call, with ``runtime`` (verify's
-    ``--tf`` / ``--keras`` options). A behaviour-preserving recipe's pair
-    whose before defines ``outputs()`` is written as a fixture pair
-    (``<recipe>/<stem>.before.py`` / ``.after.py``), so verify also compares
-    their outputs (the equivalence check)."""
-    chosen = [f for f in findings if f.kind in kinds and f.edits]
-    if not chosen:
+    """Run before/after of each safe fix (of each fix of ``kinds``) in one
+    ``migrate verify`` call; ``runtime``: verify's options (``--tf 2.3``)."""
+    safe = [f for f in findings if f.kind in kinds and f.edits]
+    if not safe:
         return []
     with tempfile.TemporaryDirectory(prefix="corpus-score-") as tmp:
         pairs = []
-        for number, finding in enumerate(chosen):
+        for number, finding in enumerate(safe):
             file, _ = split_label(finding.path)
             before, after = rewritten(Path(file).read_text(encoding="utf-8"), finding, file.endswith(".ipynb"))
             stem = re.sub(r"\W", "_", Path(file).stem)
+            # a behaviour-preserving recipe's pair whose before defines outputs() runs as a
+            # fixture pair (<recipe>/<stem>.before.py / .after.py): verify compares their outputs
             as_fixture = _behaviour_preserving(finding.recipe) and re.search(r"^def outputs\(", before, re.M)
             pair = []
             for role, text in (("before", before), ("after", after)):
@@ -320,22 +320,23 @@ def verify_safe_fixes(findings: Sequence[Finding], timeout: float, runtime: Sequ
             pairs.append(pair)
         report = _run_verify([p for pair in pairs for p in pair], timeout, runtime)
         return [_verified(finding, report.get(str(before)), report.get(str(after)))
-                for finding, (before, after) in zip(chosen, pairs)]
+                for finding, (before, after) in zip(safe, pairs)]
 
 
 def _run_verify(paths: Sequence[Path], timeout: float, runtime: Sequence[str] = ()) -> Dict[str, dict]:
     """verify's JSON report per program, by resolved path."""
-    command = [sys.executable, "-m", "migrate", "verify", "--format", "json", "--timeout", str(timeout),
-               *runtime]
+    command = [sys.executable, "-m", "migrate", "verify", "--format", "json", "--timeout", str(timeout), *runtime]
     done = subprocess.run(command + [str(p) for p in paths], capture_output=True, text=True,
                           env=_child_env(), cwd=ROOT)
     try:
         document = json.loads(done.stdout)
     except ValueError:
         raise RuntimeError(f"migrate verify gave no JSON (exit {done.returncode}): {done.stderr.strip()[-400:]}")
-    # with --keras 3 a program runs twice: the Keras 3 run (after the current one) is kept
-    programs = sorted(document.get("programs", []), key=lambda p: p.get("runtime") != "current")
-    return {str(Path(p["path"]).resolve()): p for p in programs}
+    # `--keras 3` also runs current TF + tf-keras: judge the runtime asked for
+    options = dict(zip(runtime[::2], runtime[1::2]))
+    wanted = "keras3" if options.get("--keras") == "3" else options.get("--tf", "current")
+    return {str(Path(p["path"]).resolve()): p for p in document.get("programs", [])
+            if wanted == "all" or p.get("runtime", wanted) == wanted}
 
 
 def _verified(finding: Finding, before: Optional[dict], after: Optional[dict]) -> VerifiedFix:
@@ -411,7 +412,7 @@ def render(result: dict) -> str:
     if "safe_fixes" in result:
         failing = result["failing_safe_fixes"]
         repaired = sum(1 for fix in result["safe_fixes"] if fix["after_ok"] and not fix["before_ok"])
-        lines.append(f"fixes verified: {len(result['safe_fixes'])} ({repaired} turned a failing program "
+        lines.append(f"safe fixes verified: {len(result['safe_fixes'])} ({repaired} turned a failing program "
                      f"into a passing one), failing: {len(failing)}")
         for item in failing:
             reasons = "; ".join(item["failures"])[:200]
@@ -442,18 +443,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--verify", action="store_true", help="run verify on before/after of each safe fix")
     parser.add_argument("--target-index", type=int, help="passed to check (scalar-target)")
     parser.add_argument("--timeout", type=float, default=60.0, help="verify: seconds per program")
-    parser.add_argument("--fixes", choices=("safe", "all"), default="safe",
-                        help="verify: the safe fixes, or the unsafe ones too")
-    parser.add_argument("--tf", choices=("current", "2.3"), default="current", help="verify: the runtime's TF")
-    parser.add_argument("--keras", choices=("2", "3"), default="2", help="verify: '3' runs under Keras 3 as well")
+    parser.add_argument("--tf", help="verify: the runtime (verify's --tf: 2.3, current)")
+    parser.add_argument("--keras", help="verify: also on this Keras (verify's --keras: 3), and judged there")
+    parser.add_argument("--unsafe", action="store_true", help="verify: unsafe fixes too")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     args = parser.parse_args(argv)
     recipes = [r.strip() for r in args.recipes.split(",") if r.strip()]
     try:
-        runtime = ["--tf", args.tf, "--keras", args.keras]
-        kinds = ("safe", "unsafe") if args.fixes == "all" else ("safe",)
         result = score(args.corpus, recipes, args.labels, args.verify, args.target_index, args.timeout,
-                       runtime, kinds)
+                       [*(["--tf", args.tf] if args.tf else []), *(["--keras", args.keras] if args.keras else [])],
+                       ("safe", "unsafe") if args.unsafe else ("safe",))
     except (CorpusError, RuntimeError, OSError) as err:
         print(f"corpus_score: {err}", file=sys.stderr)
         return 2

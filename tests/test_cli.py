@@ -302,10 +302,7 @@ def test_shared_options_are_defined_once():
     commands = get_command(typer_app).commands
     for name in ("fix", "diff", "check"):
         params = {p.name: p for p in commands[name].params}
-        for option in SHARED:
-            if name == "check" and option == "unsafe_fixes":
-                assert option not in params  # check always reports every fix
-                continue
+        for option in SHARED:  # check takes --unsafe-fixes for --fix and --diff
             assert params[option].help == SHARED[option][1].help
 
 
@@ -431,3 +428,21 @@ def test_summaries_are_printed_verbatim_not_as_markup(command):
     assert "[i]" in summary
     text = re.sub(r"[│\s]+", " ", runner.invoke(app, command).stdout)
     assert re.sub(r"\s+", " ", summary) in text
+
+
+def test_explain_example_shows_only_its_recipes_change_in_plain_text():
+    """The seed program of per-step-tape also has typed-convert, scalar-target
+    and suffix-mixup findings: its fixture's after carries their fixes, the
+    example must not. Piped, nothing is padded, wrapped or coloured."""
+    before = (ROOT / "fixtures" / "per-step-tape" / "seed003_churn_ig.before.py").read_text()
+    full_after = (ROOT / "fixtures" / "per-step-tape" / "seed003_churn_ig.after.py").read_text()
+    result = runner.invoke(app, ["explain", "per-step-tape"])
+    assert result.exit_code == 0
+    example = result.stdout.split("Example (per-step-tape/seed003_churn_ig.before.py):\n", 1)[1]
+    changed = [line for line in example.splitlines() if line[:1] in "+-" and line[:3] not in ("+++", "---")]
+    assert any("tape.watch(path_1_step)" in line for line in changed)
+    for other in ("dtype=tf.float32", "[:, 0]", "avg_gradients_2"):
+        assert other in full_after and not any(other in line for line in changed)
+    assert "\x1b[" not in result.stdout
+    assert all(line == line.rstrip() or line == " " for line in result.stdout.splitlines())  # " ": a diff's blank context line
+    assert all(line[1:] in before.splitlines() for line in changed if line.startswith("-"))

@@ -228,10 +228,33 @@ def test_main_reports_a_bad_sidecar_in_one_line(tmp_path, capsys):
 # precision >= 0.95 and recall >= 0.95 per recipe (measured on tests/corpus 2026-12-01 before
 # issue 12's recipe work: typed-convert P 1.00 R 0.83, per-step-tape P 0.67 R 0.80,
 # scalar-target P 0.50 R 0.71, suffix-mixup P 0.50 R 0.33; after it: all 1.00 / 1.00)
+def _pooled(*results):
+    """Precision and recall per recipe over several corpora scored apart."""
+    pooled = {}
+    for result in results:
+        for recipe, v in result["recipes"].items():
+            tp, fp, fn = pooled.get(recipe, (0, 0, 0))
+            pooled[recipe] = (tp + v["tp"], fp + v["fp"], fn + v["fn"])
+    return {r: (tp / (tp + fp) if tp + fp else 1.0, tp / (tp + fn) if tp + fn else 1.0)
+            for r, (tp, fp, fn) in pooled.items()}
+
+
 def test_seed003_recipes_meet_the_floors_on_the_team_corpus():
-    result = cs.score(CORPUS, recipes=list(cs.SEED003_RECIPES))
-    figures = {r: (v["precision"], v["recall"]) for r, v in result["recipes"].items()}
+    # both labelled corpora: a seed-003 finding on a seed-000 program is a false positive too
+    # (tests/corpus/none_gradient carries cause labels of issue 26, not recipe labels)
+    figures = _pooled(*(cs.score(CORPUS / name, recipes=list(cs.SEED003_RECIPES))
+                        for name in ("seed003", "seed000")))
+    assert set(figures) == set(cs.SEED003_RECIPES), figures
     assert all(p >= 0.95 and r >= 0.95 for p, r in figures.values()), figures
+
+
+def test_seed003_recipes_offer_no_fix_on_the_none_gradient_reports():
+    # issue 26's reproductions of real reports have no seed-003 bug; a question (report) on an
+    # output of unknown width is allowed (issue 24), a fix is not. Known: scalar-target asks about
+    # r21's rank-0 posterior, which it cannot yet prove scalar.
+    result = cs.score(CORPUS / "none_gradient", recipes=list(cs.SEED003_RECIPES))
+    fixes = [f for v in result["recipes"].values() for f in v["false_positives"] if f["kind"] != "report"]
+    assert result["files"] >= 40 and fixes == []
 
 
 

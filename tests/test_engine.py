@@ -92,7 +92,7 @@ def test_output_is_a_fixpoint():
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from bench_check import CANDIDATE_TAIL  # noqa: E402 (every recipe's candidate, no recipe's finding)
 
-SUFFIXED = "    b2 = y2 + x1\n"  # the line that makes suffix-mixup a candidate
+SUFFIXED = "    b2 = (y2 - x1) * x2\n"  # the line that makes suffix-mixup a candidate
 EVERY_RECIPE = CANDIDATE_TAIL.replace(SUFFIXED, "")
 
 
@@ -136,7 +136,7 @@ def test_every_recipe_runs_in_one_traversal_of_one_parse(counted, isolated):
 
 
 def test_a_pattern_without_a_name_literal_adds_one_node_walk(counted):
-    """suffix-mixup's `name_N = ...` has no name the bottom matcher could
+    """suffix-mixup's product `a * b` has no name the bottom matcher could
     climb from: fissix walks the nodes for it, in the same traversal call."""
     assert SUFFIXED in CANDIDATE_TAIL
     result = transform(CANDIDATE_TAIL, "every.py", Options(tuple(all_recipes().values())))

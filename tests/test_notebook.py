@@ -81,7 +81,7 @@ def test_diff_shows_the_change_and_writes_nothing(notebook_path):
     before = notebook_path.read_bytes()
     result = runner.invoke(app, ["diff", str(notebook_path)])
     assert result.stdout.splitlines()[:5] == [
-        f"--- a/{notebook_path}:cell 3", f"+++ b/{notebook_path}:cell 3", "@@ -1,5 +1,5 @@",
+        f"--- a{notebook_path}:cell 3", f"+++ b{notebook_path}:cell 3", "@@ -1,5 +1,5 @@",  # absolute
         "-x = old_api(1)", "+x = new_api(1)"]
     assert notebook_path.read_bytes() == before
 

@@ -414,27 +414,28 @@ GATE_CASES = [
                 h = tf.ones(3)
                 return np.mean(h)
     """, False, False),
-    _case("suffix-two-numbers", "suffix-mixup", """\
+    _case("suffix-crossed-gradient", "suffix-mixup", """\
+        def f(tape, score, inputs_1, inputs_2, baseline_1, baseline_2):
+            grads_1, grads_2 = tape.gradient(score, [inputs_1, inputs_2])
+            x_1 = (inputs_1 - baseline_1) * grads_1
+            x_2 = (inputs_2 - baseline_2) * grads_1
+            return x_1, x_2
+    """, True, True),
+    _case("suffix-no-gradient", "suffix-mixup", """\
         def f(inputs_1, inputs_2, baseline_1, baseline_2, avg_grads_1, avg_grads_2):
             x_1 = (inputs_1 - baseline_1) * avg_grads_1
             x_2 = (inputs_2 - baseline_2) * avg_grads_1
             return x_1, x_2
-    """, True, True),
-    _case("suffix-sibling-nowhere", "suffix-mixup", """\
-        def f(inputs_1, baseline_1, avg_grads_1):
-            x_2 = (inputs_1 - baseline_1) * avg_grads_1 + 2
-            return x_2
     """, False, False),
-    _case("suffix-other-number-same-stem", "suffix-mixup", """\
-        def f(x_1, y_2):
-            x_2 = x_1 * 2 + y_2
-            return x_2
+    _case("suffix-no-difference", "suffix-mixup", """\
+        def f(tape, y, x_1, x_2):
+            g_1, g_2 = tape.gradient(y, [x_1, x_2])
+            return x_2 * g_1
     """, False, False),
     _case("suffix-in-a-comment-only", "suffix-mixup", """\
-        def f(a, b):
-            # x_2 = (inputs_2 - baseline_2) * avg_grads_1
-            y1 = a + b
-            return y1
+        def f(a, b, tape):
+            # g_1, g_2 = tape.gradient(y, [x_1, x_2]); x_2 = (x_2 - b_2) * g_1
+            return (a - b) * b
     """, False, False),
     _case("typed-convert", "typed-convert", """\
         import tensorflow as tf
@@ -554,12 +555,10 @@ def test_code_text_blanks_what_the_tokenizer_calls_comments_and_strings(parts):
 
 
 
-@pytest.mark.parametrize("case_id, parsed", [("suffix-two-numbers", True), ("suffix-sibling-nowhere", False),
-                                             ("suffix-other-number-same-stem", False)])
-def test_suffix_mixup_text_gate_needs_a_target_with_a_mixed_up_name(case_id, parsed):
-    """The stdlib ``ast`` is built only when the text shows an assigned
-    numbered name and a name of another number and stem whose sibling (that
-    stem with the target's number) the code spells."""
+@pytest.mark.parametrize("case_id, parsed", [("suffix-crossed-gradient", True), ("suffix-no-gradient", False)])
+def test_suffix_mixup_text_gate_needs_a_gradient_before_the_ast(case_id, parsed):
+    """The stdlib ``ast`` is built only when the code (comments and strings
+    blanked) takes a gradient."""
     from migrate.recipe import SourceFacts
 
     [(recipe_id, source)] = [(c.values[0], c.values[1]) for c in GATE_CASES if c.id == case_id]

@@ -11,7 +11,7 @@ from typing import List, Tuple
 from fissix.pgen2 import token
 from fissix.pytree import Leaf
 
-from recipes._fissix.nodes import code, following_leaf, last_leaf, preceding_leaf, syms
+from recipes._fissix.nodes import code, following_leaf, index_of, last_leaf, preceding_leaf, syms
 from recipes._fissix.scope import LAYOUT
 
 def indent_of(stmt) -> str:
@@ -112,7 +112,7 @@ def insert_after(stmt, text: str) -> List:
     if kept:
         last_leaf(stmt).prefix = kept
     parent = stmt.parent
-    index = parent.children.index(stmt)
+    index = index_of(parent.children, stmt)
     for offset, node in enumerate(new, start=1):
         parent.insert_child(index + offset, node)
     if moved:
@@ -124,7 +124,7 @@ def remove_statement(stmt) -> None:
     """Remove ``stmt``, keeping the comments around it without doubling blank
     lines; a suite left empty gets a ``pass``."""
     suite = stmt.parent
-    if suite.type == syms.suite and [c for c in suite.children if c.type not in LAYOUT] == [stmt]:
+    if suite.type == syms.suite and not any(c is not stmt and c.type not in LAYOUT for c in suite.children):
         replace_statement(stmt, "pass\n")
         return
     indent = indent_of(stmt)
@@ -240,7 +240,7 @@ def insert_before(stmt, new_stmt) -> None:
     new_stmt.prefix = "" if _first_in_suite(stmt) else stmt.prefix
     stmt.prefix = indent
     parent = stmt.parent
-    parent.insert_child(parent.children.index(stmt), new_stmt)
+    parent.insert_child(index_of(parent.children, stmt), new_stmt)
 
 
 def _first_in_suite(stmt) -> bool:

@@ -196,6 +196,15 @@ def start(node) -> Tuple[int, int]:
     return leaf.lineno, leaf.column
 
 
+def index_of(nodes: List, node) -> int:
+    """Where ``node`` itself is in ``nodes``. list.index compares fissix trees
+    by structure: slow on repeated code, and wrong when an equal one comes first."""
+    for at, candidate in enumerate(nodes):
+        if candidate is node:
+            return at
+    raise ValueError("node not in the list")
+
+
 def contains(outer, inner) -> bool:
     """Is ``inner`` ``outer`` or inside it?"""
     node = inner

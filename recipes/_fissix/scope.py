@@ -12,7 +12,8 @@ from fissix.pgen2 import token
 from fissix.pytree import Leaf, Node
 
 from migrate.slicing import unseen
-from recipes._fissix.nodes import call_args, call_parts, is_name, literal_elements, name_leaves, syms, unparen
+from recipes._fissix.nodes import (call_args, call_parts, index_of, is_name, literal_elements, name_leaves,
+                                   syms, unparen)
 from recipes._fissix.cache import nodes_of_type
 from recipes._pyast import Declarations
 
@@ -252,7 +253,7 @@ def reaching_value(name: str, at) -> Optional[object]:
     while stmt is not None:
         container = stmt.parent
         siblings = statements(container) if is_block(container) else [stmt]
-        index = siblings.index(stmt)
+        index = index_of(siblings, stmt)
         for previous in reversed(siblings[:index]):
             if name not in bound_names(previous):
                 continue
@@ -276,7 +277,7 @@ def binder(name: str, node):
     while stmt is not None:
         container = stmt.parent
         siblings = statements(container) if is_block(container) else [stmt]
-        for previous in reversed(siblings[:siblings.index(stmt)]):
+        for previous in reversed(siblings[:index_of(siblings, stmt)]):
             if name in bound_names(previous):
                 return previous
         owner = container if not is_block(container) else container.parent
@@ -373,7 +374,7 @@ class Tape:
         the tape or any of ``names``."""
         siblings = statements(self.stmt.parent)
         later = []
-        for stmt in siblings[siblings.index(self.stmt) + 1:]:
+        for stmt in siblings[index_of(siblings, self.stmt) + 1:]:
             bound = bound_names(stmt)
             if self.name in bound or bound & names:
                 break

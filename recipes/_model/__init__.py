@@ -18,7 +18,10 @@ and memoized):
   ``m.layer_names_read()``;
 - gradient contexts: ``m.gradient_context(node)`` (keras_call, train_step,
   tape, tape_callee, tf_function), ``m.tapes``, ``m.tape_of(node)``,
-  ``m.after_tape(node)``.
+  ``m.after_tape(node)``;
+- gradient data flow (gradients.py): ``m.gradient_flow`` -> ``of(expr)``
+  (``Flow``: origins, the origins a gradient is taken with respect to),
+  ``of_bindings(bindings)``, ``difference_input(expr)`` (``x`` of ``x - baseline``).
 A node the walk never saw (made by a modifier after the build) is UNKNOWN
 and never an error.
 """
@@ -35,11 +38,12 @@ from . import flow
 from ._tree import split_arguments, syms, token
 from .contexts import Context, Contexts, Tape
 from .flow import MANY, NOT_VARIABLES, Binding, DynamicRead, Scope, attribute_path, statement_of
+from .gradients import Flow, GradientFlow
 from .imports import build_imports, canonical
 from .kinds import Kinds
 from .values import UNKNOWN, Kind, Value
 
-__all__ = ["MANY", "Binding", "Context", "DynamicRead", "Kind", "Model", "Tape", "Value", "forget",
+__all__ = ["MANY", "Binding", "Context", "DynamicRead", "Flow", "Kind", "Model", "Tape", "Value", "forget",
            "model_of"]
 
 _FACTS, _KEY = "_tf_migrate_facts", "semantic model"
@@ -134,6 +138,7 @@ class Model:
         self._contexts: Optional[Contexts] = None
         self._attributes: Dict[int, Dict[str, List[Binding]]] = {}
         self._reader_summary: Optional[_Readers] = None
+        self._gradient_flow: Optional[GradientFlow] = None
         self._answering = False
 
     # ------------------------------------------------------------ names and imports
@@ -485,6 +490,13 @@ class Model:
 
     def in_gradient_context(self, node) -> bool:
         return self.gradient_context(node) is not None
+
+    @property
+    def gradient_flow(self) -> GradientFlow:
+        """Which values are gradients with respect to which inputs (gradients.py)."""
+        if self._gradient_flow is None:
+            self._gradient_flow = GradientFlow(self)
+        return self._gradient_flow
 
     @_guarded(None)
     def tape_of(self, node) -> Optional[Tape]:

@@ -36,7 +36,8 @@ class Tape:
 
 @dataclass(frozen=True, eq=False)
 class Context:
-    """``how``: keras_call, train_step, tape, tape_callee or tf_function;
+    """``how``: keras_call, train_step, tape, tape_callee, tf_function or
+    compiled_loss (a loss or metric handed to ``compile``);
     ``owner``: the funcdef, or the Tape."""
 
     how: str
@@ -83,6 +84,7 @@ class Contexts:
         for scope in model.index.scopes.values():
             for callee, call in scope.calls:
                 self._wrapped(callee, call)
+                self._handed_to_compile(callee, call)
             node = scope.node
             if node.type != syms.funcdef:
                 continue
@@ -106,6 +108,25 @@ class Contexts:
         args = split_arguments(call.children[len(head)])[0]
         for function in self.model.functions_called(args[0]) if args else ():
             self.functions.setdefault(id(function), "tf_function")
+
+    def _handed_to_compile(self, callee: str, call) -> None:
+        """``model.compile(loss=fn, metrics=[fn])``: Keras runs ``fn`` in its
+        train step, on the tape."""
+        if not callee.endswith(".compile"):
+            return
+        keywords = split_arguments(call.children[callee.count(".") + 1])[1]
+        for key in ("loss", "metrics"):
+            value = keywords.get(key)
+            if value is None:
+                continue
+            items = [value]
+            if value.type == syms.atom and len(value.children) == 3:  # [fn, ...], (fn, ...)
+                inner = value.children[1]
+                items = inner.children if inner.type in (syms.listmaker, syms.testlist_gexp) else [inner]
+            for item in items:
+                if item.type == token.NAME:
+                    for function in self.model.functions_called(item):
+                        self.functions.setdefault(id(function), "compiled_loss")
 
     def _callees(self) -> None:
         """Everything called by name from a context (or from a function

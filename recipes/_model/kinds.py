@@ -329,6 +329,8 @@ class Kinds:
                 return of(Kind.TENSOR)
             if position == 1 and role == "model" and name in _STEP_METHODS:
                 return of(Kind.DATASET_ELEMENT)
+        elif b.path[0] in (0, 1) and self.model.contexts.functions.get(id(function)) == "compiled_loss":
+            return of(Kind.TENSOR)  # Keras calls a loss or metric handed to compile with (y_true, y_pred)
         return self._from_calls(b) if self.call_sites else UNKNOWN
 
     def _from_calls(self, b: Binding) -> Optional[Value]:

@@ -207,3 +207,27 @@ def test_functions_called_from_a_helper_nested_in_a_context(snippet):
     """)
     assert how(s, "buf[0] = x") == "tape_callee"
     assert how(s, "other[0] = v") == "tape_callee"
+
+
+def test_a_loss_or_metric_handed_to_compile_runs_on_the_tape_with_tensor_arguments(snippet):
+    s = snippet(HEADER, """
+        def pooled(y_true, y_pred):
+            buf[0] = y_pred
+            return y_pred
+
+        def hit_rate(y_true, y_pred):
+            hits[0] = y_true
+            return y_true
+
+        def unused(y_true, y_pred):
+            other[0] = y_pred
+            return y_pred
+
+        model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+        model.compile(optimizer="sgd", loss=pooled, metrics=[hit_rate])
+    """)
+    assert how(s, "buf[0] = y_pred") == "compiled_loss"
+    assert how(s, "hits[0] = y_true") == "compiled_loss"
+    assert how(s, "other[0] = y_pred") is None
+    assert s.model.kind_of(s.node("y_pred", 1)).is_tensor
+    assert not s.model.kind_of(s.node("y_pred", 4)).is_tensor

@@ -7,14 +7,17 @@ from __future__ import annotations
 
 import pytest
 
-from recipe_cases import check_case, invalid, only, params, run_body, valid
+from recipe_cases import check_case, dedent, invalid, only, params, run_body, valid
 
 RECIPE = "scalar-target"
 
 
 def test_scalar_target_selects_the_target_index_option():
     body = """
-        def f(model, x):
+        model = tf.keras.Sequential([tf.keras.layers.Dense(3)])
+
+
+        def f(x):
             with tf.GradientTape() as tape:
                 tape.watch(x)
             return tape.gradient(model(x), x)
@@ -28,7 +31,8 @@ def test_scalar_target_selects_the_target_index_option():
 
 def test_scalar_target_selects_once_per_gradient_with_two_tapes_of_one_name():
     result = run_body("""
-        def f(model, x):
+        def f(x):
+            model = tf.keras.Sequential([tf.keras.layers.Dense(3)])
             with tf.GradientTape() as tape:
                 tape.watch(x)
                 first = model(x)
@@ -63,17 +67,19 @@ def test_scalar_target_leaves_these_alone(body):
     assert result.output == result.source and not result.diagnostics
 
 
-@pytest.mark.parametrize("model", [
+@pytest.mark.parametrize("model, width", [
     # bound in scope to a Keras constructor or loader, under any name
-    "m = tf.keras.Sequential([tf.keras.layers.Dense(2)])",
-    "m = tf.keras.models.load_model(path)",
-    "m = tf.keras.Model(inputs, outputs)",
+    ("m = tf.keras.Sequential([tf.keras.layers.Dense(2)])", 2),
+    ("m = tf.keras.models.load_model(path)", None),
+    ("m = tf.keras.Model(inputs, outputs)", None),
     # a class of this file that subclasses Model (through another one)
-    "m = Scorer()",
+    ("m = Scorer()", None),
     # an alias of a name spelled like a model
-    "m = base_model",
+    ("m = base_model", None),
 ])
-def test_scalar_target_knows_a_model_by_its_binding(model):
+def test_scalar_target_knows_a_model_by_its_binding(model, width):
+    """A model of known width > 1 gets the fix; one of unknown width (no
+    softmax, class index or argmax in sight) a report that asks."""
     result = run_body(f"""
         class Base(tf.keras.Model):
             pass
@@ -90,8 +96,12 @@ def test_scalar_target_knows_a_model_by_its_binding(model):
                 pred = m(x)
             return tape.gradient(pred, x)
         """, "scalar-target")
-    assert "pred = m(x)[:, 0]\n" in result.output
-    assert only(result).safety == "unsafe"
+    finding = only(result)
+    if width:
+        assert "pred = m(x)[:, 0]\n" in result.output and finding.safety == "unsafe"
+    else:
+        assert result.output == result.source and not finding.fixable
+        assert "output width not known here" in finding.message and "confirm a single output" in finding.message
 
 
 def test_scalar_target_knows_a_model_attribute_of_self():
@@ -219,15 +229,91 @@ def test_scalar_target_prefers_a_class_index_in_scope_and_says_what_it_knows():
 
 def test_scalar_target_says_when_it_falls_back_to_the_default_index():
     result = run_body("""
-        def explain(model, x, labels):
+        def explain(x, labels):
+            model = tf.keras.Sequential([tf.keras.layers.Dense(4), tf.keras.layers.Dense(3)])
             with tf.GradientTape() as tape:
                 tape.watch(x)
                 probs = model(x)
             return tape.gradient(probs, x)
         """, "scalar-target")
     assert "probs = model(x)[:, 0]\n" in result.output
-    assert "output width not known here" in only(result).message
+    assert "3 outputs per example" in only(result).message
     assert "no target index in scope, so the default 0" in only(result).message
+
+
+@pytest.mark.parametrize("evidence, said", [
+    ("    cls = tf.argmax(model(x), axis=-1)\n", "an argmax of the output"),
+    ("    target_class_idx = 2\n", "`target_class_idx` is the target index in scope"),
+])
+def test_an_unknown_width_with_classes_in_the_code_gets_the_fix(evidence, said):
+    result = run_body("def explain(model, x):\n" + evidence + (
+        "    with tf.GradientTape() as tape:\n        tape.watch(x)\n        probs = model(x)\n"
+        "    return tape.gradient(probs, x)\n"), "scalar-target")
+    finding = only(result)
+    assert finding.safety == "unsafe" and said in finding.message
+
+
+def test_a_softmax_where_the_model_is_built_is_evidence_of_classes():
+    result = run_body("""
+        class Classifier(tf.keras.Model):
+            def __init__(self, n):
+                super().__init__()
+                self.head = tf.keras.layers.Dense(n, activation="softmax")
+
+            def call(self, x):
+                return self.head(x)
+
+
+        def explain(x, n):
+            model = Classifier(n)
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                probs = model(x)
+            return tape.gradient(probs, x)
+        """, "scalar-target")
+    assert "probs = model(x)[:, 0]\n" in result.output
+    assert "a softmax where the model is built" in only(result).message
+
+
+@pytest.mark.parametrize("model", [
+    # a subclass whose call squeezes, reduces or takes a column: per-sample scores
+    "class Energy(tf.keras.Model):\n    def __init__(self):\n        super().__init__()\n"
+    "        self.d = tf.keras.layers.Dense(1)\n\n    def call(self, x):\n"
+    "        return tf.squeeze(self.d(x), axis=-1)\n",
+    "class Energy(tf.keras.Model):\n    def call(self, x):\n        return tf.reduce_sum(x * x, axis=-1)\n",
+    "class Energy(tf.keras.Model):\n    def call(self, x):\n        h = x * 2.0\n        return h[:, 0]\n",
+    "def Energy():\n    return tf.keras.Sequential([tf.keras.layers.Dense(3), tf.keras.layers.Dense(1), "
+    "tf.keras.layers.Reshape(())])\n",
+])
+def test_a_rank_one_output_is_never_a_finding(model):
+    result = run_body(model + dedent("""
+
+
+        def grad_energy(x):
+            net = Energy()
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                e = net(x)
+            return tape.gradient(e, x)
+        """), "scalar-target")
+    assert not result.diagnostics
+
+
+@pytest.mark.parametrize("target, fixed", [
+    ("[model(x), model(2 * x)]", "[model(x)[:, 0], model(2 * x)[:, 0]]"),
+    ("[model(p) for p in path]", "[model(p)[:, 0] for p in path]"),
+])
+def test_outputs_collected_in_a_list_are_seen(target, fixed):
+    result = run_body(f"""
+        def explain(x, path):
+            model = tf.keras.Sequential([tf.keras.layers.Dense(3)])
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                tape.watch(path)
+                outs = {target}
+            return tape.gradient(outs, [x, path])
+        """, "scalar-target")
+    assert f"outs = {fixed}\n" in result.output and only(result).safety == "unsafe"
 
 
 @pytest.mark.parametrize("gradient", [
@@ -237,7 +323,8 @@ def test_scalar_target_says_when_it_falls_back_to_the_default_index():
 ])
 def test_scalar_target_finds_gradient_calls_in_larger_expressions_and_by_keyword(gradient):
     result = run_body(f"""
-        def saliency(model, img):
+        def saliency(img):
+            model = tf.keras.Sequential([tf.keras.layers.Dense(3)])
             with tf.GradientTape() as tape:
                 tape.watch(img)
                 preds = model(img)

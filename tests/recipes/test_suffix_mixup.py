@@ -1,104 +1,156 @@
-"""suffix-mixup: edge cases beyond the fixtures (moved from the seed-named test
-files), then VALID / INVALID cases for the failure classes of issue 11 (a
-VALID case must give no finding; an INVALID one's findings and fix are a
-JSON snapshot under tests/snapshots/suffix-mixup/)."""
+"""suffix-mixup, decided from gradient data flow (issue 24): a product of
+input B's difference from its baseline and gradients taken along input A's
+path, while B's gradients are in scope. Names never decide: every naming
+style gives the same answer, and a crossing whose factor is not a gradient
+is never a finding. VALID cases give no finding; INVALID ones' findings and
+fix are JSON snapshots under tests/snapshots/suffix-mixup/."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
-from hypothesis import given, settings, strategies as st
-
-from migrate.prefilter import GAP
-from recipes.suffix_mixup import numbered_words
 
 from recipe_cases import check_case, invalid, only, params, run_body, valid
 
 RECIPE = "suffix-mixup"
 
+# one program, renamed: {a}/{b} name the two inputs, {ga}/{gb} their gradients
+CROSSED = """
+    def explain(model, {a}, {b}):
+        base_{a} = tf.zeros_like({a})
+        base_{b} = tf.zeros_like({b})
+        with tf.GradientTape() as tape:
+            tape.watch([{a}, {b}])
+            score = model([{a}, {b}])
+        {ga}, {gb} = tape.gradient(score, [{a}, {b}])
+        attr_{a} = ({a} - base_{a}) * {ga}
+        attr_{b} = ({b} - base_{b}) * {ga}
+        return attr_{a}, attr_{b}
+    """
 
-def test_suffix_mixup_replaces_the_single_odd_operand():
-    result = run_body("""
-        def f(inputs_1, inputs_2, baseline_1, baseline_2, g):
-            avg_gradients_1 = g(1)
-            avg_gradients_2 = g(2)
-            integrated_gradients_2 = (inputs_2 - baseline_2) * avg_gradients_1
-            return integrated_gradients_2
-        """, "suffix-mixup")
-    assert "integrated_gradients_2 = (inputs_2 - baseline_2) * avg_gradients_2" in result.output
-    assert only(result).safety == "unsafe"
+STYLES = [  # (a, b, ga, gb)
+    ("inputs_1", "inputs_2", "grads_1", "grads_2"),
+    ("x1", "x2", "g1", "g2"),
+    ("x_a", "x_b", "g_a", "g_b"),
+    ("x_img", "x_txt", "g_img", "g_txt"),
+    ("image", "text", "pixel_saliency", "token_saliency"),
+    ("left", "right", "first", "second"),
+    ("p", "q", "r", "s"),
+]
 
 
-@pytest.mark.parametrize("body", [
-    # two names of the other suffix: mixed on purpose
-    "def f(w_1, w_2, g_1, g_2):\n    blend_2 = w_2 * g_2 + w_1 * g_1\n",
-    # no suffix on the target
-    "def f(loss_1, loss_2, avg_1):\n    avg_2 = 1\n    total = loss_2 * avg_1\n",
-    # a recurrence: the sibling would be the target itself
-    "def f(h_1, decay_2):\n    h_2 = h_1 * decay_2\n",
-    # the sibling does not exist (yet)
-    "def f(x_2, avg_1):\n    y_2 = x_2 * avg_1\n    avg_2 = 0\n",
-    # a called name is not an operand
-    "def f(layer_1, x_2):\n    layer_2 = 0\n    out_2 = layer_1(x_2)\n",
-])
-def test_suffix_mixup_leaves_these_alone(body):
-    result = run_body(body, "suffix-mixup")
+@pytest.mark.parametrize("a, b, ga, gb", STYLES)
+def test_the_crossing_is_found_whatever_the_names(a, b, ga, gb):
+    result = run_body(CROSSED.format(a=a, b=b, ga=ga, gb=gb), RECIPE)
+    finding = only(result)
+    assert finding.safety == "unsafe" and f"`{ga}` is a gradient taken along another input's path" in finding.message
+    assert f"attr_{b} = ({b} - base_{b}) * {gb}\n" in result.output
+    assert f"attr_{a} = ({a} - base_{a}) * {ga}\n" in result.output
+
+
+@pytest.mark.parametrize("a, b, ga, gb", STYLES)
+def test_the_same_program_without_the_crossing_is_left_alone(a, b, ga, gb):
+    body = CROSSED.format(a=a, b=b, ga=ga, gb=gb).replace(f"* {ga}\n        return", f"* {gb}\n        return")
+    result = run_body(body, RECIPE)
     assert result.output == result.source and not result.diagnostics
 
 
-def test_suffix_mixup_finds_the_odd_operand_at_any_arithmetic_depth():
+def test_gradients_through_a_path_function_averaged_and_stacked():
     result = run_body("""
-        def f(a_1, a_2, b_1, c_2, g):
-            b_2 = g(2)
-            y_2 = -((a_2 @ c_2) // 2 + b_1[0]) % a_2
-            return y_2
-        """, "suffix-mixup")
-    assert "y_2 = -((a_2 @ c_2) // 2 + b_2[0]) % a_2" in result.output
+        def path_gradients(model, inputs, baselines, which, steps=8):
+            grads = []
+            for alpha in np.linspace(0.0, 1.0, steps + 1):
+                step = baselines[which] + alpha * (inputs[which] - baselines[which])
+                feed = list(inputs)
+                feed[which] = step
+                with tf.GradientTape() as tape:
+                    tape.watch(step)
+                    out = model(feed)[:, 0]
+                grads.append(tape.gradient(out, step))
+            grads = tf.stack(grads)
+            return tf.reduce_mean((grads[:-1] + grads[1:]) / 2.0, axis=0)
 
 
-# The former false positives of the corpus sweep (docs/corpus-findings.md),
-# reduced to their shape: numbered names that are no arithmetic operands.
-@pytest.mark.parametrize("body", [
-    # keras saved_model_test.py:207: both inputs as list items of a call
-    "def f(model, convert, read):\n    input_arr_1 = read(1)\n    input_arr_2 = read(2)\n    outputs_1 = model(inputs=[convert(input_arr_1), "
-    "convert(input_arr_2)])\n",
-    # keras saved_model_test.py:216: two inputs to two keyword parameters
-    "def f(g, convert, input_arr_1, inputs_2):\n    input_arr_2 = input_arr_1\n    inputs_1 = inputs_2\n    outputs_2 = g(inputs=convert(input_arr_1), "
-    "inputs_1=convert(input_arr_2))\n",
-    # tensorflow dynamic_ragged_shape.py:2647: a suffix that is a dimension index, in a call
-    "def f(RowPartition, static_a_1, ac_0, half):\n    ac_1 = half(ac_0)\n    c_1 = RowPartition.from_uniform_row_length("
-    "static_a_1, nrows=ac_0.dest_nrows())\n",
-    # tensorflow dynamic_ragged_shape.py:2654: the same with a method call as first argument
-    "def f(RowPartition, b_1, bc_0, half):\n    bc_1 = half(bc_0)\n    c_1 = RowPartition.from_uniform_row_length("
-    "b_1.uniform_row_length(), nrows=bc_0.dest_nrows())\n",
-    # tensorflow dynamic_ragged_shape.py:2662: the same for a_1 and ac_0
-    "def f(RowPartition, a_1, ac_0, half):\n    ac_1 = half(ac_0)\n    c_1 = RowPartition.from_uniform_row_length("
-    "a_1.uniform_row_length(), nrows=ac_0.dest_nrows())\n",
-    # inside arithmetic, but in a call argument, a subscript or a display
-    "def f(x_2, avg_1):\n    avg_2 = avg_1\n    y_2 = x_2 * tf.abs(avg_1)\n",
-    "def f(x_2, idx_1):\n    idx_2 = idx_1\n    y_2 = x_2 + x_2[idx_1]\n",
-    "def f(x_2, avg_1):\n    avg_2 = avg_1\n    y_2 = x_2 * [avg_1, 0][0]\n",
-    "def f(x_2, avg_1):\n    avg_2 = avg_1\n    y_2 = (x_2, avg_1)\n",
-])
-def test_suffix_mixup_leaves_non_arithmetic_names_alone(body):
-    result = run_body(body, "suffix-mixup")
-    assert result.output == result.source and not result.diagnostics
+        def explain(model, first, second):
+            zero_first = tf.zeros_like(first)
+            zero_second = tf.zeros_like(second)
+            mean_first = path_gradients(model, [first, second], [zero_first, zero_second], 0)
+            mean_second = path_gradients(model, [first, second], [zero_first, zero_second], 1)
+            return (first - zero_first) * mean_first, (second - zero_second) * mean_first
+        """, RECIPE)
+    assert "(second - zero_second) * mean_second\n" in result.output
+    assert "(first - zero_first) * mean_first, " in result.output
+
+
+def test_smoothgrad_accumulators_and_a_named_difference():
+    result = run_body("""
+        def smooth(model, x_img, x_txt, n=4):
+            total_img = tf.zeros_like(x_img)
+            total_txt = tf.zeros_like(x_txt)
+            for _ in range(n):
+                noisy_img = x_img + tf.random.normal(tf.shape(x_img))
+                noisy_txt = x_txt + tf.random.normal(tf.shape(x_txt))
+                with tf.GradientTape() as tape:
+                    tape.watch([noisy_img, noisy_txt])
+                    y = model([noisy_img, noisy_txt])
+                g_img, g_txt = tape.gradient(y, [noisy_img, noisy_txt])
+                total_img += g_img
+                total_txt += g_txt
+            delta_txt = x_txt - tf.zeros_like(x_txt)
+            return delta_txt * (total_img / n), tf.multiply(x_img - 0.0, total_img / n)
+        """, RECIPE)
+    assert not result.diagnostics  # a factor that is an expression, not a name: nothing to rename
 
 
 CASES = [
-    invalid("odd_operand", """
-        def blend(inputs_1, inputs_2, baseline_1, baseline_2, grads):
-            grads_1, grads_2 = grads
-            out_1 = (inputs_1 - baseline_1) * grads_1
-            out_2 = (inputs_2 - baseline_2) * grads_1
-            return out_1, out_2
-        """, "the one operand with another suffix", safety="unsafe"),
-    valid("recurrence", """
-        def decay(h_1, decay_2):
-            h_2 = h_1 * decay_2
-            return h_2
-        """, "the odd name shares the target's stem: a recurrence"),
+    invalid("unpacked_gradients", CROSSED.format(a="inputs_1", b="inputs_2", ga="grads_1", gb="grads_2"),
+            "a gradient with respect to the other input, from one tape.gradient call unpacked",
+            safety="unsafe"),
+    invalid("tf_multiply_separate_calls", """
+        def attributions(tower, x_a, x_b):
+            with tf.GradientTape(persistent=True) as tape:
+                tape.watch([x_a, x_b])
+                score = tower(x_a) - tower(x_b)
+            grads_a = tape.gradient(score, x_a)
+            grads_b = tape.gradient(score, x_b)
+            return tf.multiply(tf.subtract(x_b, 0.0), grads_a)
+        """, "tf.multiply and tf.subtract, two gradient calls", safety="unsafe"),
+    valid("statistics_not_gradients", """
+        def normalise(emb_1, emb_2, tape, y):
+            g_1, g_2 = tape.gradient(y, [emb_1, emb_2])
+            norm_1 = tf.norm(emb_1)
+            return (emb_2 - tf.reduce_mean(emb_2)) * norm_1
+        """, "the factor is a statistic of the other input, not a gradient"),
+    valid("gating_cross_term", """
+        def gate(x_1, x_2, tape, y):
+            g_1, g_2 = tape.gradient(y, [x_1, x_2])
+            h_2 = (x_2 - x_1) * tf.sigmoid(x_1)
+            return h_2, g_1, g_2
+        """, "a cross term gated by the other input: no gradient factor"),
+    valid("hand_written_backprop", """
+        def backprop(a_1, a_2, y, w_1, w_2, tape, loss):
+            grads = tape.gradient(loss, [w_1, w_2])
+            delta_2 = (a_2 - y) * w_1
+            return delta_2, grads
+        """, "hand-written backprop multiplies by a weight, not a gradient"),
+    valid("unknown_gradient_sources", """
+        def combine(x1, x2, avg1, avg2):
+            b1 = tf.zeros_like(x1)
+            b2 = tf.zeros_like(x2)
+            return (x1 - b1) * avg1, (x2 - b2) * avg1
+        """, "parameters: nothing proves they are gradients (unknown is not evidence)"),
+    valid("no_gradient_of_b_in_scope", """
+        def only_a(model, x_a, x_b, tape):
+            g_a = tape.gradient(model(x_a), x_a)
+            return (x_b - 0.0) * g_a
+        """, "no gradient with respect to B exists to use instead"),
+    valid("shared_origin", """
+        def halves(model, data, tape):
+            x_1 = data[:, :4]
+            x_2 = data[:, 4:]
+            g_1 = tape.gradient(model(data), x_1)
+            g_2 = tape.gradient(model(data), x_2)
+            return (x_2 - 0.0) * g_1
+        """, "CAVEATS: inputs of one origin are not told apart (a known miss, never a wrong fix)"),
 ]
 
 
@@ -107,55 +159,13 @@ def test_cases(case):
     check_case(RECIPE, case)
 
 
-@pytest.mark.parametrize("twin, line", [
-    ("attr_1 = tf.multiply(tf.subtract(x_1, base_1), grads_1)",
-     "attr_2 = tf.multiply(tf.subtract(x_2, base_2), grads_1)"),
-    ("delta_1 = tf.math.subtract(x_1, base_1)", "delta_2 = tf.math.subtract(x_2, base_1)"),
-    ("proj_1 = tf.matmul(x_1, w_1, transpose_b=True)", "proj_2 = tf.matmul(x_2, w_1, transpose_b=True)"),
-])
-def test_suffix_mixup_counts_tensorflow_arithmetic_arguments_as_operands(twin, line):
-    result = run_body(f"""
-        def f(x_1, x_2, base_1, base_2, grads_1, grads_2, w_1, w_2):
-            {twin}
-            {line}
-        """, "suffix-mixup")
-    finding = only(result)
-    assert finding.safety == "unsafe" and "is computed the same way" in finding.message
-    assert line.replace("_1)", "_2)").replace("w_1,", "w_2,") in result.output
-
-
-@pytest.mark.parametrize("body", [
-    # a symmetric crossing: each twin reads the other's gate
-    "def f(g_1, g_2, x_1, x_2):\n    h_1 = g_2 * x_1\n    h_2 = g_1 * x_2\n",
-    # cross-attention written with tf.matmul
-    "def f(q_1, q_2, k_1, k_2, s):\n    a_1 = tf.matmul(q_1, k_2) / s\n    a_2 = tf.matmul(q_2, k_1) / s\n",
-    # the twin reads a neighbouring layer too: layer k reads layer k - 1 on purpose
-    "def f(a_0, w_1, w_2, b_1, b_2):\n    for _ in range(3):\n        z_1 = tf.add(tf.matmul(a_0, w_1), b_1)\n"
-    "        a_1 = tf.sigmoid(z_1)\n        z_2 = tf.add(tf.matmul(a_1, w_2), b_2)\n        a_2 = tf.sigmoid(z_2)\n",
-    # bare digits without a twin
-    "def f(x2, b2, avg1, avg2):\n    ig2 = (x2 - b2) * avg1\n",
-])
-def test_suffix_mixup_leaves_intentional_crossings_alone(body):
-    result = run_body(body, "suffix-mixup")
-    assert result.output == result.source and not result.diagnostics
-
-
-def test_suffix_mixup_takes_bare_digit_suffixes_with_twin_evidence():
+def test_a_difference_spelled_with_a_subtract_imported_from_tensorflow():
     result = run_body("""
-        def f(x1, x2, b1, b2, avg1, avg2):
-            ig1 = (x1 - b1) * avg1
-            ig2 = (x2 - b2) * avg1
-            return ig1, ig2
-        """, "suffix-mixup")
-    assert "ig2 = (x2 - b2) * avg2\n" in result.output
-    assert "`ig1` is computed the same way" in only(result).message
+        from tensorflow import subtract
 
 
-@settings(max_examples=400, deadline=None)
-@given(st.text(alphabet="ab_Z19.= \n#(é", max_size=40))
-def test_numbered_words_are_the_forward_patterns_matches(text):
-    """The precheck finds numbered names in the reversed text (a pattern
-    starting with a digit is 3.7x faster): the same names, in the same
-    order, as the plain forward pattern."""
-    forward = re.compile(rf"(?<![\w.])([A-Za-z_]\w*)(?<=\d)(?!\w)({GAP}*=(?!=))?")
-    assert numbered_words(text) == [(m.group(1), m.group(2) is not None) for m in forward.finditer(text)]
+        def attributions(tape, score, x_a, x_b):
+            grads_a, grads_b = tape.gradient(score, [x_a, x_b])
+            return tf.multiply(subtract(x_b, 0.0), grads_a)
+        """, RECIPE)
+    assert "tf.multiply(subtract(x_b, 0.0), grads_b)" in result.output

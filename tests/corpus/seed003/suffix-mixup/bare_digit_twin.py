@@ -4,9 +4,10 @@ Idiom mirrored: notebook-style code that names things ``x1``/``x2``,
 ``b1``/``b2``, ``avg1``/``avg2``, with a copied line.
 
 Bug: ``ig2`` uses ``avg1``.
-Label: suffix-mixup, unsafe: bare digits count only with twin evidence, and
-here the twin ``ig1 = (x1 - b1) * avg1`` is the same statement with all
-operands of its own digit.
+Label (issue 24): none. ``avg1``/``avg2`` are parameters that every call
+here feeds with constants: nothing proves they are gradients, and unknown
+is not evidence (bare_digit_gradients.py is the same idiom with real
+gradients).
 """
 import numpy as np
 import tensorflow as tf
@@ -16,7 +17,7 @@ def combine(x1, x2, avg1, avg2):
     b1 = tf.zeros_like(x1)
     b2 = tf.zeros_like(x2)
     ig1 = (x1 - b1) * avg1
-    ig2 = (x2 - b2) * avg1  # expect: suffix-mixup unsafe
+    ig2 = (x2 - b2) * avg1
     return ig1, ig2
 
 

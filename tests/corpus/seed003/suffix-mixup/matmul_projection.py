@@ -4,7 +4,9 @@ Idiom mirrored: hand-written two-stream layers (``w_1``/``w_2`` kernels,
 ``proj_1``/``proj_2`` outputs) where the second matmul line was copied.
 
 Bug: ``proj_2`` multiplies ``feat_2`` by ``w_1`` while ``w_2`` exists.
-Label: suffix-mixup, unsafe (``tf.matmul`` operands count; twin evidence).
+Label (issue 24): none. A real mix-up of weights, but no gradient is
+involved: suffix-mixup is stated over gradient data flow (the former label
+came from the name rule).
 """
 import numpy as np
 import tensorflow as tf
@@ -20,7 +22,7 @@ class TwoStream(tf.keras.layers.Layer):
         w_1 = self.w_1
         w_2 = self.w_2
         proj_1 = tf.matmul(feat_1, w_1)
-        proj_2 = tf.matmul(feat_2, w_1)  # expect: suffix-mixup unsafe
+        proj_2 = tf.matmul(feat_2, w_1)
         return proj_1 + proj_2
 
 

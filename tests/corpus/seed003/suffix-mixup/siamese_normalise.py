@@ -5,7 +5,9 @@ and ``norm_1``/``norm_2`` per branch, written twice by hand.
 
 Bug: ``unit_2`` divides by ``norm_1``; the distance is wrong but finite, so
 training "works".
-Label: suffix-mixup, unsafe.
+Label (issue 24): none. A statistic, not a gradient: issue 24 says a
+crossing whose factor is not a gradient is never a suffix-mixup finding
+(the former label came from the name rule).
 """
 import numpy as np
 import tensorflow as tf
@@ -22,7 +24,7 @@ def cosine_distance(encoder, a, b):
     norm_1 = tf.norm(emb_1, axis=1, keepdims=True)
     norm_2 = tf.norm(emb_2, axis=1, keepdims=True)
     unit_1 = emb_1 / norm_1
-    unit_2 = emb_2 / norm_1  # expect: suffix-mixup unsafe
+    unit_2 = emb_2 / norm_1
     return 1.0 - tf.reduce_sum(unit_1 * unit_2, axis=1)
 
 

@@ -1,0 +1,178 @@
+"""NumPy calls on tensors in a gradient context: a list of tensors joined by
+``np.stack``/``np.concatenate``/``np.array`` (-> ``tf.stack``/``tf.concat``)
+and NumPy reductions or conversions of a tensor (-> ``tf.reduce_*``...)."""
+
+from __future__ import annotations
+
+from typing import List, Optional, Set
+
+from migrate.recipe import propose
+from recipes._fissix import call_parts, contains, is_call, is_name, parse_expression, scope_nodes, source, syms
+from recipes._numpy_accumulator.buffers import Analysis, _MODEL_WEIGHTS, _TENSOR_ATTRIBUTES, _dtype_name
+
+
+# NumPy calls that turn a list of tensors into one array -> the tf.* that keeps the tape
+_LIST_TO_TENSOR = {"array": "stack", "asarray": "stack", "stack": "stack", "concatenate": "concat"}
+
+
+def _list_conversions(analysis: Analysis) -> List:
+    """``np.stack(lst, axis=k)`` / ``np.array(lst)`` / ``np.asarray(lst)`` /
+    ``np.concatenate(lst, axis=k)`` of a list of tensors built in the
+    function (appended to, a list display or comprehension): each copies the
+    tensors into NumPy. Only in a gradient context (the model's):
+    elsewhere (tests, evaluation) NumPy is what the code wants."""
+    found = []
+    for node, parts, function in analysis.numpy_calls():
+        if function not in _LIST_TO_TENSOR:
+            continue
+        positional = parts[1]
+        if positional and _tensor_list(positional[0], analysis) \
+                and analysis.model.in_gradient_context(node):
+            found.append(node)
+    return found
+
+
+def _tensor_list(expr, analysis: Analysis) -> bool:
+    """Is ``expr`` a list of tensors: a display or comprehension of them, or a
+    name bound once to one, or to ``[]`` then appended only tensors?"""
+    if expr.type == syms.atom and expr.children[0].value == "[" and len(expr.children) == 3:
+        return analysis.is_tensor(expr)  # [a, b] or [f(t) for t in ...]
+    if not is_name(expr):
+        return False
+    name = expr.value
+    values = analysis.bound.get(name, [])
+    if len(values) != 1 or values[0].type != syms.atom or values[0].children[0].value != "[":
+        return False
+    if len(values[0].children) == 3:
+        return analysis.is_tensor(values[0])
+    appended = [call_parts(n)[1] for n in scope_nodes(analysis.function)
+                if is_call(n) and (call_parts(n) or ("",))[0] == f"{name}.append"]
+    layers = _layer_loop_variables(analysis.function)
+    return bool(appended) and all(len(a) == 1 and (analysis.is_tensor(a[0]) or is_call(a[0])
+                                                   and source(a[0].children[0]).strip() in layers)
+                                  for a in appended)
+
+
+def _layer_loop_variables(function) -> Set[str]:
+    """``layer`` of ``for layer in self.blocks:``: calling it calls a layer."""
+    return {n.children[1].value for n in scope_nodes(function)
+            if n.type == syms.for_stmt and is_name(n.children[1])
+            and source(n.children[3]).strip().startswith("self.")}
+
+
+def _list_conversion_fix(call, analysis: Analysis) -> Optional[str]:
+    """``tf.stack(lst, axis=k)`` / ``tf.concat(lst, axis=k)`` for the NumPy
+    call, or None when it has arguments TensorFlow's has not."""
+    callee, positional, keywords = call_parts(call)
+    function = analysis.imports.numpy_function(callee)
+    extra = set(keywords) - {"axis"} if function in ("stack", "concatenate") else set(keywords)
+    if extra or len(positional) > (2 if function in ("stack", "concatenate") else 1):
+        return None
+    axis = keywords.get("axis", positional[1] if len(positional) > 1 else None)
+    axis_text = source(axis).strip() if axis is not None else "0"
+    p = analysis.imports.keras_ops or analysis.tf
+    items = source(positional[0]).strip()
+    if function == "concatenate":
+        return f"{p}.{'concatenate' if analysis.imports.keras_ops else 'concat'}({items}, axis={axis_text})"
+    return f"{p}.stack({items}" + (f", axis={axis_text})" if axis is not None else ")")
+
+
+def _fix_list_conversions(analysis: Analysis) -> bool:
+    """Report (and fix) every NumPy conversion of a list of tensors."""
+    return _rewrite_calls(analysis, _list_conversions, _list_conversion_fix, lambda call: (
+        f"`{source(call).strip()}` copies the tensors of the list into a NumPy array: "
+        f"the tape stops there and gradients come back None (model.fit raises)",
+        " (its arguments have no tf.stack/tf.concat equivalent)"))
+
+
+def _rewrite_calls(analysis: Analysis, find, fix_of, explain) -> bool:
+    """Propose ``fix_of(call)`` for each call ``find`` names; ``explain``
+    gives the message and the reason added when there is no fix."""
+    if not analysis.settled:
+        analysis.settle_tensor_names()
+    rewritten = False
+    for call in find(analysis):
+        fix = fix_of(call, analysis)
+        message, no_fix = explain(call)
+        message += f"; use `{fix}`" if fix else no_fix
+        if propose(call, message, fixable=fix is not None):
+            replacement = parse_expression(fix)
+            replacement.prefix = call.prefix
+            call.replace(replacement)
+            rewritten = True
+    return rewritten
+
+
+# NumPy functions on a tensor -> their tf.* equivalent (keywords: axis, keepdims)
+_NUMPY_TO_TF = {"mean": "reduce_mean", "sum": "reduce_sum", "max": "reduce_max",
+                "min": "reduce_min", "prod": "reduce_prod", "std": "math.reduce_std",
+                "var": "math.reduce_variance", "exp": "exp", "log": "math.log", "sqrt": "sqrt",
+                "square": "square", "abs": "abs", "tanh": "tanh"}
+
+
+def _tensor_under_numpy(expr, analysis: Analysis):
+    """The tensor expression under ``np.asarray(t)`` / ``np.array(t)`` (or
+    ``expr`` itself when it is a tensor); None when it is neither."""
+    parts = call_parts(expr)
+    if parts and analysis.imports.numpy_function(parts[0]) in ("array", "asarray") \
+            and len(parts[1]) == 1 and not parts[2]:
+        expr = parts[1][0]
+    if expr.type == syms.atom and expr.children[0].value == "[":
+        return None  # a list: _list_conversions
+    text = source(expr)
+    if any(f".{a}" in text for a in _TENSOR_ATTRIBUTES):
+        return None  # shapes and dtypes are Python values
+    return expr if analysis.is_tensor(expr) or _model_call(expr, analysis.function) else None
+
+
+def _model_call(expr, function) -> bool:
+    """``model(x)`` where the function also reads ``model.trainable_variables``
+    (or ``trainable_weights``): a Keras model, so a tensor."""
+    parts = call_parts(expr)
+    if not parts or "." in parts[0]:
+        return False
+    text = source(function)
+    return any(f"{parts[0]}.{weights}" in text for weights in _MODEL_WEIGHTS)
+
+
+def _numpy_on_tensors(analysis: Analysis) -> List:
+    """Outermost NumPy calls on a tensor in a gradient context; a buffer's
+    creation (``np.copy(x)`` then written to) is the write's business."""
+    found = []
+    creations = {id(buffer.creation) for buffer in analysis.buffers if analysis.writes(buffer)}
+    for node, parts, function in analysis.numpy_calls():
+        if id(node.parent) in creations or not parts[1] \
+                or function in _LIST_TO_TENSOR and _tensor_list(parts[1][0], analysis) \
+                or _tensor_under_numpy(parts[1][0], analysis) is None \
+                or not analysis.model.in_gradient_context(node):
+            continue
+        if not any(contains(outer, node) for outer in found):
+            found.append(node)
+    return found
+
+
+def _numpy_on_tensor_fix(call, analysis: Analysis) -> Optional[str]:
+    callee, positional, keywords = call_parts(call)
+    function = analysis.imports.numpy_function(callee)
+    tensor = source(_tensor_under_numpy(positional[0], analysis)).strip()
+    ops = analysis.imports.keras_ops  # keras.ops names these functions like NumPy
+    p = ops or analysis.tf
+    if function in ("array", "asarray"):
+        dtype = keywords.get("dtype", positional[1] if len(positional) > 1 else None)
+        name = _dtype_name(dtype) if dtype is not None else None
+        if set(keywords) - {"dtype"} or len(positional) > 2 or name == "?":
+            return None
+        return (f'{p}.cast({tensor}, "{name}")' if ops else f"{p}.cast({tensor}, {p}.{name})") if name else tensor
+    if function not in _NUMPY_TO_TF or set(keywords) - {"axis", "keepdims"} or len(positional) > 2:
+        return None
+    if len(positional) == 2:
+        keywords = dict(keywords, axis=positional[1])
+    arguments = "".join(f", {k}={source(v).strip()}" for k, v in keywords.items())
+    return f"{p}.{function if ops else _NUMPY_TO_TF[function]}({tensor}{arguments})"
+
+
+def _fix_numpy_on_tensors(analysis: Analysis) -> bool:
+    return _rewrite_calls(analysis, _numpy_on_tensors, _numpy_on_tensor_fix, lambda call: (
+        f"`{source(call).strip()}` computes with NumPy on a tensor: the result is a "
+        f"constant to the tape, so gradients come back None (model.fit raises)",
+        f" (`{call_parts(call)[0]}` has no tf.* equivalent this recipe knows)"))

@@ -1,0 +1,15 @@
+"""Report 3: the function is evaluated in the gradient call, after the with block."""
+import tensorflow as tf
+
+
+def f(x):
+    return x ** 2
+
+
+def grad(x):
+    with tf.GradientTape() as t:
+        t.watch(x)
+    return t.gradient(f(x), x)  # expect-cause: outside-tape
+
+
+print(grad(tf.convert_to_tensor(9.0)))
