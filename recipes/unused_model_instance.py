@@ -26,11 +26,24 @@ Left alone: names that are read anywhere in scope (including ``global``
 declarations and closures), names a dynamic reader can reach (``locals()``,
 ``vars()``, ``eval``/``exec`` in the scope; for module-level names also
 ``globals()`` and ``getattr``/``hasattr`` with that string or a computed
-one), ``_``, class attributes, tuple or chained targets, and names listed in
-``__all__``. When a string after the instance names a layer as Keras would
-auto-name one of its class (``get_layer("dense_1")`` after an unused
-``Dense``), the finding says so and offers no fix: the removal would rename
-the later layers.
+one), ``_``, class attributes, tuple or chained targets, names listed in
+``__all__``, and instances of a class of the module whose construction
+registers the instance somewhere (``REGISTRY.append(self)``,
+``Cls.members.append(self)``, ``hub[key] = self``): the object is used
+through what it registered with (``recipes/_model/construction.py``).
+
+Safe only when building the object provably has no effect beyond itself:
+Keras's own classes, or classes of the module whose ``__init__`` (its
+bases' and the methods it calls, ``build`` among them) touches only
+``self`` and builds Keras layers. Otherwise the removal is unsafe and the
+message names the effect: printing or logging (output the user sees: we
+count it as an effect), writing a global or a class attribute, a call the
+model cannot see into, a ``Sequential`` given its input shape (it builds
+weights when constructed, drawing from the random state the layers built
+after it use). When a string after the instance names a layer as Keras
+would auto-name one of its class (``get_layer("dense_1")`` after an unused
+``Dense``), the removal would rename the later layers: an unsafe fix whose
+message names every such lookup.
 
 CAVEATS:
 - A constructor whose arguments call something other than a Keras class
@@ -39,7 +52,7 @@ CAVEATS:
   (``Sequential([Dense(4)])``) do not count.
 - Keras numbers auto-generated layer names per class (``dense``, ``dense_1``):
   removing an instance renames the later ones. A lookup by a generated name
-  in this file blocks the fix; checkpoints loaded by name are not seen.
+  in this file makes the fix unsafe; checkpoints loaded by name are not seen.
 - Under Keras 3 every unseeded initializer draws its seed from Python's
   ``random`` when the layer is constructed: removing an instance shifts the
   initial weights of the layers built after it in the same run (as another
@@ -53,12 +66,13 @@ from __future__ import annotations
 import ast
 import bisect
 import re
-from typing import Dict, List, Set, Tuple, Union
+from typing import Dict, List, Optional, Set, Tuple, Union
 
 from fissix.pgen2 import token
 
 from migrate.recipe import Recipe, SourceFacts, propose, walk
 from recipes._model import Kind, model_of
+from recipes._model.construction import EFFECT, REGISTERS, Effect, construction_effect
 from recipes._pyast import assigned_names, dotted, import_table, keras_classes, may_name_keras_classes, statements
 from recipes._fissix import (
     call_parts, enclosing, find_root, following_leaf, is_call,
@@ -119,22 +133,54 @@ def _unused_instance(node, capture, filename):
     if any(leaf is not target for leaf in name_reads(scope, target.value)) \
             or model.may_be_read_dynamically(target.value, target):
         return None
+    effect = _construction_effect(value, model) or _builds_weights(value, model)
+    if effect is not None and effect.kind == REGISTERS:
+        return None  # the instance is reachable through what it registered with
     calls_inside = any(is_call(n) and not _builds_keras_object(n, model)
                        for n in value.children[-1].pre_order())
-    return expr, node, call[0], calls_inside
+    return expr, node, call[0], calls_inside, effect
 
 
-def _generated_name_lookup(root, constructor: str, stmt):
-    """A string after ``stmt`` naming a layer as Keras numbers the
+_SHAPED = ("input_shape", "input_dim", "batch_input_shape")
+
+
+def _builds_weights(call, model) -> Optional[Effect]:
+    """A ``Sequential`` given its input shape (an ``Input`` in its list, or a
+    layer with ``input_shape=``) builds its weights when constructed: their
+    initializers draw from the global random state, so removing it changes
+    the initial weights of every layer built after it (as another seed
+    would)."""
+    if not (model.callee(call) or "").endswith(".Sequential"):
+        return None
+    for node in call.children[-1].pre_order():
+        if is_call(node) and (model.callee(node) or "").rpartition(".")[2] in ("Input", "InputLayer"):
+            return Effect(EFFECT, node, "it builds its weights when constructed (its initializers "
+                                        "draw from the random state the layers built after it use)")
+        if node.type == syms.argument and node.children[0].type == token.NAME \
+                and node.children[0].value in _SHAPED:
+            return Effect(EFFECT, node, "it builds its weights when constructed (its initializers "
+                                        "draw from the random state the layers built after it use)")
+    return None
+
+
+def _construction_effect(call, model) -> Optional[Effect]:
+    """What building a class of this module does beyond the instance
+    (recipes._model.construction); Keras's own classes have none."""
+    origin = model.kind_of(call).origin
+    if origin is None or origin.type != syms.classdef:
+        return None
+    return construction_effect(model, origin)
+
+
+def _generated_name_lookups(root, constructor: str, stmt) -> List:
+    """The strings after ``stmt`` naming a layer as Keras numbers the
     constructor's class (``"dense_1"`` for ``Dense``): removing one instance
     renames every later auto-named one of that class."""
     strings = per_tree(root, "unused-model-instance: strings by word", _strings_by_word)
     found = strings.get(_snake_case(constructor.rpartition(".")[2]), ([], []))
     after = start(stmt)
-    for leaf in found[1][bisect.bisect_right(found[0], after):]:
-        if find_root(leaf) is root:  # not removed earlier in this pass
-            return leaf
-    return None
+    return [leaf for leaf in found[1][bisect.bisect_right(found[0], after):]
+            if find_root(leaf) is root]  # not removed earlier in this pass
 
 
 def _strings_by_word(root) -> Dict[str, Tuple[list, list]]:
@@ -179,18 +225,21 @@ def _modify(node, capture, filename) -> None:
     found = _unused_instance(node, capture, filename)
     if found is None:
         return
-    expr, stmt, constructor, calls_inside = found
+    expr, stmt, constructor, calls_inside, effect = found
     name = capture["target"].value
     message = f"`{name} = {constructor}(...)` builds a Keras object that is never used"
     if calls_inside:
         message += " (its arguments call code that may have side effects)"
+    if effect is not None:
+        message += f"; building it may matter beyond the object: {effect.why} (line {start(effect.node)[0]})"
     call = call_parts(expr.children[-1])
-    lookup = None if "name" in call[2] else _generated_name_lookup(find_root(node), constructor, stmt)
-    if lookup:
+    lookups = [] if "name" in call[2] else _generated_name_lookups(find_root(node), constructor, stmt)
+    if lookups:
+        named = ", ".join(f"{leaf.value} (line {leaf.lineno})" for leaf in lookups)
         message += (f"; removing it renames the auto-named `{constructor}` objects built "
-                    f"after it, and {lookup.value} (line {lookup.lineno}) "
-                    f"looks one up by that name: not removed automatically")
-    if propose(expr, message, safety="unsafe" if calls_inside else None, fixable=lookup is None):
+                    f"after it, and these lookups by name would change: {named}")
+    unsafe = calls_inside or effect is not None or bool(lookups)
+    if propose(expr, message, safety="unsafe" if unsafe else None):
         _drop_describing_comments(stmt)
         remove_statement(stmt)
 

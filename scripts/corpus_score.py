@@ -305,10 +305,16 @@ def verify_safe_fixes(findings: Sequence[Finding], timeout: float, runtime: Sequ
             file, _ = split_label(finding.path)
             before, after = rewritten(Path(file).read_text(encoding="utf-8"), finding, file.endswith(".ipynb"))
             stem = re.sub(r"\W", "_", Path(file).stem)
+            # a behaviour-preserving recipe's pair whose before defines outputs() runs as a
+            # fixture pair (<recipe>/<stem>.before.py / .after.py): verify compares their outputs
+            as_fixture = _behaviour_preserving(finding.recipe) and re.search(r"^def outputs\(", before, re.M)
             pair = []
             for role, text in (("before", before), ("after", after)):
-                target = Path(tmp, f"{number:03d}_{role}", f"{stem}.py")
-                target.parent.mkdir()
+                if as_fixture:
+                    target = Path(tmp, finding.recipe, f"{stem}_{number:03d}.{role}.py")
+                else:
+                    target = Path(tmp, f"{number:03d}_{role}", f"{stem}.py")
+                target.parent.mkdir(exist_ok=True)
                 target.write_text(text, encoding="utf-8")
                 pair.append(target)
             pairs.append(pair)
@@ -374,7 +380,7 @@ def summary(scores: Dict[str, RecipeScore], verified: Optional[List[VerifiedFix]
     result = {"files": files, "labels": labels, "findings": findings, "errors": errors, "recipes": recipes}
     if verified is not None:
         result["safe_fixes"] = [
-            {"path": v.finding.path, "line": v.finding.line, "recipe": v.finding.recipe,
+            {"path": v.finding.path, "line": v.finding.line, "recipe": v.finding.recipe, "kind": v.finding.kind,
              "before_ok": v.before_ok, "after_ok": v.after_ok, "failures": v.after_failures}
             for v in verified]
         result["failing_safe_fixes"] = [fix for fix in result["safe_fixes"] if fix["failures"]]

@@ -178,6 +178,93 @@ CASES = [
             encoder = tf.keras.layers.Dense(units)
             return locals()
         """, "data flow: a local read through locals()"),
+    valid("registers_itself_in_a_module_list", """
+        import tensorflow as tf
+
+        MEMBERS = []
+
+
+        class Member(tf.keras.Model):
+            def __init__(self, units):
+                super().__init__()
+                self.dense = tf.keras.layers.Dense(units)
+                MEMBERS.append(self)
+
+
+        def ensemble():
+            first = Member(4)
+            return MEMBERS
+        """, "the instance is used through the list it registered with"),
+    valid("registers_itself_in_a_parameter", """
+        import tensorflow as tf
+
+
+        class Member(tf.keras.layers.Layer):
+            def __init__(self, hub, **kwargs):
+                super().__init__(**kwargs)
+                hub[self.name] = self
+
+
+        def build(hub):
+            member = Member(hub)
+            return hub
+        """, "the instance is stored in an object from outside"),
+    invalid("prints_when_built", """
+        import tensorflow as tf
+
+
+        class Loud(tf.keras.layers.Layer):
+            def __init__(self, **kwargs):
+                super().__init__(**kwargs)
+                print("building")
+                self.dense = tf.keras.layers.Dense(2)
+
+
+        def build():
+            spare = Loud()
+            return tf.keras.Sequential([tf.keras.layers.Dense(1)])
+        """, "printing is output the user sees: the removal is unsafe", safety="unsafe"),
+    invalid("counts_in_a_class_attribute", """
+        import tensorflow as tf
+
+
+        class Counted(tf.keras.Model):
+            count = 0
+
+            def __init__(self):
+                super().__init__()
+                Counted.count += 1
+
+
+        spare = Counted()
+        """, "a class attribute shared by every instance changes", safety="unsafe"),
+    invalid("sequential_given_its_input", """
+        import tensorflow as tf
+
+
+        def build():
+            spare = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2)])
+            return tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(1)])
+        """, "it builds weights when constructed: later initial weights change", safety="unsafe"),
+    invalid("validates_its_arguments", """
+        import tensorflow as tf
+
+
+        class Block(tf.keras.layers.Layer):
+            def __init__(self, units, **kwargs):
+                super().__init__(**kwargs)
+                if units <= 0:
+                    raise ValueError("units must be positive")
+                width = units
+                self.layers_ = []
+                for _ in range(units):
+                    self.layers_.append(tf.keras.layers.Dense(width))
+
+
+        def build():
+            spare = Block(2)
+            return Block(3)
+        """, "raising and building its own layers touch only the object: safe", safety="safe"),
 ]
 
 

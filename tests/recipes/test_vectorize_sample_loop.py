@@ -106,6 +106,152 @@ CASES = [
                     codes = codes.write(t, self.local(inputs[:, t]))
                 return codes.stack()
         """, "a loop over positions is not a per-sample loop"),
+    invalid("append_then_concat_in_call", """
+        import tensorflow as tf
+
+
+        class Encoder(tf.keras.layers.Layer):
+            def __init__(self):
+                super().__init__()
+                self.dense = tf.keras.layers.Dense(4)
+
+            def call(self, x):
+                outs = []
+                for i in range(x.shape[0]):
+                    outs.append(self.dense(x[i:i + 1]))
+                return tf.concat(outs, 0)
+        """, "the append loop of public code", safety="unsafe"),
+    invalid("comprehension_of_rows_stacked", """
+        import tensorflow as tf
+
+
+        class Encoder(tf.keras.layers.Layer):
+            def __init__(self):
+                super().__init__()
+                self.dense = tf.keras.layers.Dense(4)
+
+            def call(self, x):
+                return tf.stack([self.dense(row[None])[0] for row in tf.unstack(x)])
+        """, "a comprehension over tf.unstack, stacked", safety="unsafe"),
+    invalid("slots_in_a_script", """
+        import numpy as np
+        import tensorflow as tf
+
+        dense = tf.keras.layers.Dense(4)
+        x = np.zeros((3, 2), "float32")
+        codes = [None] * len(x)
+        for i in range(len(x)):
+            codes[i] = dense(tf.expand_dims(x[i], 0))
+        merged = tf.concat(codes, axis=0)
+        """, "a buffer of slots at module level", safety="unsafe"),
+    invalid("model_itself_in_train_step", """
+        import tensorflow as tf
+
+
+        class Net(tf.keras.Model):
+            def __init__(self):
+                super().__init__()
+                self.dense = tf.keras.layers.Dense(1)
+
+            def call(self, inputs):
+                return self.dense(inputs)
+
+            def train_step(self, data):
+                x, y = data
+                with tf.GradientTape() as tape:
+                    preds = tf.concat([self(x[i:i + 1]) for i in range(x.shape[0])], axis=0)
+                    loss = tf.reduce_mean(tf.square(y - preds))
+                grads = tape.gradient(loss, self.trainable_variables)
+                self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+                return {"loss": loss}
+        """, "the model called per sample in its train_step", safety="unsafe"),
+    invalid("unstacked_rows_indexed", """
+        import tensorflow as tf
+
+
+        class Encoder(tf.keras.layers.Layer):
+            def encode(self, x):
+                outs = []
+                for row in tf.unstack(x):
+                    outs.append(self.dense(tf.reshape(row[1], [1, 3])))
+                return tf.concat(outs, 0)
+        """, "an index into the row indexes the batch: x[:, 1]", safety="unsafe"),
+    valid("state_carried_between_samples", """
+        import tensorflow as tf
+
+
+        class Encoder(tf.keras.layers.Layer):
+            def __init__(self):
+                super().__init__()
+                self.dense = tf.keras.layers.Dense(4)
+
+            def call(self, x):
+                state = tf.zeros((1, 4))
+                outs = []
+                for i in range(x.shape[0]):
+                    state = self.dense(x[i:i + 1]) + state
+                    outs.append(state)
+                return tf.concat(outs, 0)
+        """, "each sample's result depends on the previous one"),
+    valid("routed_to_a_layer_per_sample", """
+        import tensorflow as tf
+
+
+        class Encoder(tf.keras.layers.Layer):
+            def __init__(self):
+                super().__init__()
+                self.heads = [tf.keras.layers.Dense(4), tf.keras.layers.Dense(4)]
+
+            def call(self, x):
+                outs = []
+                for i in range(x.shape[0]):
+                    outs.append(self.heads[i % 2](x[i:i + 1]))
+                return tf.concat(outs, 0)
+        """, "each sample goes through another layer"),
+    valid("batch_normalization_in_the_chain", """
+        import tensorflow as tf
+
+
+        class Encoder(tf.keras.layers.Layer):
+            def __init__(self):
+                super().__init__()
+                self.norm = tf.keras.layers.BatchNormalization()
+
+            def call(self, x):
+                return tf.concat([self.norm(x[i:i + 1]) for i in range(len(x))], axis=0)
+        """, "batch statistics would mix the samples"),
+    valid("variable_length_slices", """
+        import tensorflow as tf
+
+        LENGTHS = [3, 1, 2]
+
+
+        class Encoder(tf.keras.layers.Layer):
+            def __init__(self):
+                super().__init__()
+                self.dense = tf.keras.layers.Dense(4)
+
+            def call(self, x):
+                outs = []
+                for i in range(x.shape[0]):
+                    outs.append(self.dense(tf.reduce_sum(x[i:i + 1, :LENGTHS[i]], axis=1, keepdims=True)))
+                return tf.concat(outs, 0)
+        """, "each sample is cut to its own length"),
+    valid("a_method_per_sample", """
+        import tensorflow as tf
+
+
+        class Encoder(tf.keras.layers.Layer):
+            def __init__(self):
+                super().__init__()
+                self.dense = tf.keras.layers.Dense(4)
+
+            def step(self, sample):
+                return self.dense(sample)
+
+            def call(self, x):
+                return tf.concat([self.step(x[i:i + 1]) for i in range(len(x))], axis=0)
+        """, "a method may keep state between calls"),
 ]
 
 

@@ -23,6 +23,7 @@ writes a family (or a fixed-seed sample of it) to a folder that
 from __future__ import annotations
 
 import importlib
+import json
 import pkgutil
 import random
 from dataclasses import dataclass
@@ -34,7 +35,16 @@ class Program:
     name: str  # unique within its family, a valid file stem: the dimension values joined
     source: str
     near_miss: bool  # True: correct code that must stay byte-identical
-    suffix: str = ".py"  # ".ipynb": source is a notebook's JSON
+    suffix: str = ".py"  # ".ipynb": ``source`` is a notebook's JSON
+
+
+def notebook(cells: List[str]) -> str:
+    """A notebook (``Program.suffix`` ".ipynb") whose code cells are ``cells``."""
+    document = {"cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+                           "source": cell.strip("\n").splitlines(keepends=True)} for cell in cells],
+                "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}},
+                "nbformat": 4, "nbformat_minor": 5}
+    return json.dumps(document, indent=1) + "\n"
 
 
 def families() -> Dict[str, object]:
