@@ -18,14 +18,14 @@ from fissix.pgen2 import token
 from recipes import _fissix as s
 from recipes._model import Kind
 
-_NDARRAY_DTYPES = ("int32", "int64", "float16", "float32", "float64", "bool")
-NDARRAY_ANY = frozenset(f"ndarray-{d}" for d in _NDARRAY_DTYPES) | {"ndarray-object"}
+_NDARRAY_DTYPES = ("int32", "int64", "float16", "float32", "float64", "bool", "object")
+NDARRAY_ANY = frozenset(f"ndarray-{d}" for d in _NDARRAY_DTYPES)
 _PANDAS_VALUES = frozenset({"pandas-values-float64", "pandas-values-int64", "pandas-values-mixed"})
 _FRAMES = frozenset({"pandas-frame-float64", "pandas-frame-int64", "pandas-values-mixed"})
 _SCALARS = frozenset({"py-scalar-int", "py-scalar-float", "py-scalar-bool"})
 _LISTS = frozenset({"py-list-int", "py-list-float", "py-list-bool", "py-list-mixed",
                     "py-nested-int", "py-nested-float"})
-_ALIASES = {"half": "float16", "double": "float64", "bool_": "bool", "float": "float64", "single": "float32"}
+_ALIASES = {"half": "float16", "double": "float64", "bool_": "bool", "single": "float32", "object_": "object"}
 # NumPy constructors whose result is float64 unless a dtype is given
 _FLOAT64_MAKERS = {"zeros", "ones", "empty", "random.rand", "random.randn", "random.random", "random.normal",
                    "random.uniform", "random.standard_normal", "random.random_sample", "linspace", "eye",

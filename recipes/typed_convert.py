@@ -57,7 +57,7 @@ from typing import List, Optional
 
 from migrate.recipe import Recipe, SourceFacts, propose
 from migrate.prefilter import GAP
-from recipes._pyast import code_text, dotted, names, standalone
+from recipes._pyast import Statement, code_text, dotted, names, spelled_as_in_ast, standalone, statements
 from recipes._host_dtypes import dtype_name, rows_of
 from recipes._model import model_of
 from recipes._typed_convert_matrix import CELLS
@@ -269,16 +269,48 @@ _CAST_WORD = re.compile(standalone("cast", after_dot=True) + r"(?!\w)")
 _CONVERSION = re.compile(rf"{standalone('convert_to_tensor', after_dot=True)}{GAP}*\(")
 
 
+def _converted_before(cast: Statement, name: str, is_conversion, same_names: bool) -> bool:
+    """May the statements before ``cast`` in its block end with ``name =
+    <conversion>`` followed by statements that never mention ``name``
+    (_paired: ``reads``, ``bound_names``)? Without ``same_names`` a mention
+    in the ``ast`` may be another name in fissix's: any earlier conversion
+    of ``name`` in the block counts."""
+    for earlier in reversed(cast.block[:cast.index]):
+        if isinstance(earlier, ast.Assign) and is_conversion(earlier.value) and any(
+                isinstance(target, ast.Name) and target.id == name for target in earlier.targets):
+            return True
+        if same_names and any(isinstance(node, ast.Name) and node.id == name for node in ast.walk(earlier)):
+            return False
+    return False
+
+
 def _may_cast_a_conversion(facts: SourceFacts) -> List[ast.AST]:
-    """Precheck: the ``convert_to_tensor`` calls (a callee that may be
-    ``tf.convert_to_tensor``) when the code also spells ``cast``: a finding
-    is reported on the cast around one or on its statement, and its pair
-    lies in the same block."""
+    """Precheck: the casts _cast_parts takes (a callee that may be
+    ``tf.cast``, any spelling) of a ``convert_to_tensor`` call (a callee that
+    may be ``tf.convert_to_tensor``), and the statements ``y = tf.cast(x, D)``
+    after ``x = tf.convert_to_tensor(a)`` in the same block (_paired)."""
     text = code_text(facts)
     if not (_CAST_WORD.search(text) and _CONVERSION.search(text)):
         return []
     qualified = names(facts).qualified
-    return [node for node in facts.nodes(ast.Call) if _CONVERT in qualified(dotted(node.func))]
+
+    def is_conversion(node) -> bool:
+        return isinstance(node, ast.Call) and _CONVERT in qualified(dotted(node.func))
+
+    def cast_argument(node) -> Optional[ast.AST]:
+        if not (isinstance(node, ast.Call) and not _CASTS.isdisjoint(qualified(dotted(node.func)))):
+            return None
+        named = [k.value for k in node.keywords if k.arg == "x"]
+        return node.args[0] if node.args else named[0] if named else None
+
+    found = {id(node): node for node in facts.nodes(ast.Call) if is_conversion(cast_argument(node))}
+    same_names = spelled_as_in_ast(facts)
+    for assignment in statements(facts, ast.Assign):
+        node = assignment.node
+        argument = cast_argument(node.value) if len(node.targets) == 1 else None
+        if isinstance(argument, ast.Name) and _converted_before(assignment, argument.id, is_conversion, same_names):
+            found[id(node.value)] = node.value
+    return sorted(found.values(), key=lambda node: (node.lineno, node.col_offset))
 
 
 RECIPE = Recipe(
