@@ -11,6 +11,7 @@ measure), so nothing is promised.
 
 from __future__ import annotations
 
+import ast
 from typing import FrozenSet, Iterable, Optional
 
 from fissix.pgen2 import token
@@ -40,7 +41,12 @@ def dtype_name(node, model) -> Optional[str]:
     """The dtype a ``tf.*``/``np.*`` dtype attribute or a dtype string names."""
     node = s.unparen(node)
     if node.type == token.STRING:
-        name = node.value.strip("'\"rbu")
+        try:
+            name = ast.literal_eval(node.value)
+        except (ValueError, SyntaxError):
+            return None
+        if not isinstance(name, str):
+            return None
     else:
         qualified = model.qualified(node)
         if not qualified or qualified.split(".")[0] not in ("tensorflow", "numpy"):

@@ -17,6 +17,7 @@ unmatched findings, FN = unmatched labels.
     python scripts/corpus_score.py tests/corpus/seed003 --recipes typed-convert,per-step-tape
     python scripts/corpus_score.py /tmp/realcorpus --labels /tmp/real-labels.txt --json
     python scripts/corpus_score.py --verify              # also run every safe fix
+    python scripts/corpus_score.py DIR --verify --tf 2.3  # ... on the real TF 2.3
 """
 
 from __future__ import annotations
@@ -290,8 +291,8 @@ class VerifiedFix:
     after_failures: List[str]
 
 
-def verify_safe_fixes(findings: Sequence[Finding], timeout: float) -> List[VerifiedFix]:
-    """Run before/after of each safe fix in one ``migrate verify`` call."""
+def verify_safe_fixes(findings: Sequence[Finding], timeout: float, tf: str = "current") -> List[VerifiedFix]:
+    """Run before/after of each safe fix in one ``migrate verify --tf TF`` call."""
     safe = [f for f in findings if f.kind == "safe" and f.edits]
     if not safe:
         return []
@@ -308,14 +309,15 @@ def verify_safe_fixes(findings: Sequence[Finding], timeout: float) -> List[Verif
                 target.write_text(text, encoding="utf-8")
                 pair.append(target)
             pairs.append(pair)
-        report = _run_verify([p for pair in pairs for p in pair], timeout)
+        report = _run_verify([p for pair in pairs for p in pair], timeout, tf)
         return [_verified(finding, report.get(str(before)), report.get(str(after)))
                 for finding, (before, after) in zip(safe, pairs)]
 
 
-def _run_verify(paths: Sequence[Path], timeout: float) -> Dict[str, dict]:
+def _run_verify(paths: Sequence[Path], timeout: float, tf: str = "current") -> Dict[str, dict]:
     """verify's JSON report per program, by resolved path."""
-    command = [sys.executable, "-m", "migrate", "verify", "--format", "json", "--timeout", str(timeout)]
+    command = [sys.executable, "-m", "migrate", "verify", "--format", "json", "--timeout", str(timeout),
+               "--tf", tf]
     done = subprocess.run(command + [str(p) for p in paths], capture_output=True, text=True,
                           env=_child_env(), cwd=ROOT)
     try:
@@ -407,7 +409,7 @@ def render(result: dict) -> str:
 
 
 def score(root: Path, recipes: Sequence[str] = (), sidecar: Optional[Path] = None, verify: bool = False,
-          target_index: Optional[int] = None, timeout: float = 60.0) -> dict:
+          target_index: Optional[int] = None, timeout: float = 60.0, tf: str = "current") -> dict:
     """Everything ``main`` prints, as a dict (the ``--json`` document)."""
     if not root.exists():
         raise CorpusError(f"{root}: no such file or directory")
@@ -415,7 +417,7 @@ def score(root: Path, recipes: Sequence[str] = (), sidecar: Optional[Path] = Non
     labels = corpus_labels(files, sidecar, root)
     findings, errors = run_check(files, recipes, target_index) if files else ([], [])
     scores = match(labels, findings, recipes)
-    verified = verify_safe_fixes(findings, timeout) if verify else None
+    verified = verify_safe_fixes(findings, timeout, tf) if verify else None
     return summary(scores, verified, len(files), len(labels), len(findings), errors)
 
 
@@ -428,11 +430,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--verify", action="store_true", help="run verify on before/after of each safe fix")
     parser.add_argument("--target-index", type=int, help="passed to check (scalar-target)")
     parser.add_argument("--timeout", type=float, default=60.0, help="verify: seconds per program")
+    parser.add_argument("--tf", default="current", choices=("current", "2.3"),
+                        help="verify: the runtime (verify --tf; 2.3 is the cached real TF 2.3)")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     args = parser.parse_args(argv)
     recipes = [r.strip() for r in args.recipes.split(",") if r.strip()]
     try:
-        result = score(args.corpus, recipes, args.labels, args.verify, args.target_index, args.timeout)
+        result = score(args.corpus, recipes, args.labels, args.verify, args.target_index, args.timeout, args.tf)
     except (CorpusError, RuntimeError, OSError) as err:
         print(f"corpus_score: {err}", file=sys.stderr)
         return 2
