@@ -32,6 +32,17 @@ Example::
             out = model(path_step[None])
         grads.append(tape.gradient(out, path_step))
 
+A watched value that is not a tensor (``tape.watch`` raises ValueError on a
+NumPy array or a Python number, on TF 2.3 and current TF) is converted once,
+``x_tensor = tf.convert_to_tensor(x)`` above the ``with``, and that name is
+watched, fed and differentiated (``tape.gradient(y, x_tensor)``); reads of
+``x`` after the tape keep the array. Only a value provably NumPy data: a
+number, a ``np.*`` call or ``.numpy()``, an index or array method of one, or
+a name every reaching assignment binds to one. The fix is unsafe when the
+tape also uses ``x`` as an arithmetic operand (a tensor does not promote
+dtypes as NumPy does: float64 with float32 raises), reported only when it
+uses an attribute (``x.reshape``) or binds ``x`` inside the tape.
+
 The step must be the tensor that is watched, fed and differentiated. Every
 use of it in the step is rewritten: ``path[i]`` and what starts with it
 (``path[i][None]``, ``path[i].shape``), and the batch of one ``path[i:i + 1]``

@@ -1,8 +1,7 @@
 """typed-convert: convert to the wanted dtype once, instead of convert then cast.
 
-What it does: ``x = tf.convert_to_tensor(a)`` followed by ``x = tf.cast(x, D)``
-(the same name, nothing touching ``x`` in between) and
-``tf.cast(tf.convert_to_tensor(a), D)`` (or ``dtype=D``) become
+What it does: ``x = tf.convert_to_tensor(a)`` followed by ``y = tf.cast(x, D)``
+and ``tf.cast(tf.convert_to_tensor(a), D)`` become
 ``tf.convert_to_tensor(a, dtype=D)``.
 
 Why it matters: ``convert_to_tensor`` without a dtype makes a tensor of the
@@ -20,32 +19,42 @@ Example::
     # becomes
     x = tf.convert_to_tensor(frame.values, dtype=tf.float32)
 
-Safety, from the semantic model's kind of ``a`` (recipes/_model):
-``tf.convert_to_tensor(t, dtype=D)`` raises ``ValueError`` when ``t`` is
-already a tensor of another dtype, where ``tf.cast`` worked. So:
-- ``a`` provably NumPy, pandas or Python data (``np.*`` results and their
-  method chains ``np.array(x).reshape(...)``, ``.flatten()``, ``.astype()``;
-  ``.to_numpy()``, ``.values``; numbers; list/tuple displays of those; names
-  whose every reaching binding is one of those) and ``D`` a float dtype
-  (``tf.float32``, ``np.float32``, ``"float32"``, by position or ``dtype=``)
+Every spelling: ``tf.cast`` / ``tf.dtypes.cast`` / ``cast`` imported from
+tensorflow (any alias, ``compat.v2``), arguments by position or keyword
+(``x=``, ``dtype=``, ``value=``); the two calls nested, or apart as
+``x = tf.convert_to_tensor(a)`` ... ``y = tf.cast(x, D)`` when nothing in
+between touches ``x`` or ``y`` and, for ``y != x``, nothing else reads ``x``.
+
+Safety, from the pair (what ``a`` is, source dtype -> ``D``) and a MEASURED
+table (scripts/typed_convert_matrix.py runs every value kind x target dtype
+on real TF 2.3 and current TF: docs/typed-convert-matrix.md, read from
+recipes/_typed_convert_matrix.py). Which table rows ``a`` may be is found by
+recipes/_host_dtypes.py: Python literals (int/float/bool lists, nested,
+scalars), NumPy arrays whose dtype the code fixes (``dtype=``,
+``.astype``, ``np.zeros``/``np.random.rand``... float64, ``np.array`` of a
+literal), every array dtype otherwise, pandas ``.values``/``.to_numpy()``,
+names whose every reaching binding is one of those:
+- ``a`` a tensor (``tf.*`` results, model outputs, parameters every call in
+  this module passes a tensor) -> reported only: the fold raises ValueError
+  for another dtype; write ``tf.cast`` directly;
+- every row's cell ``equal`` on both runtimes where convert-then-cast runs
   -> safe fix;
-- ``a`` a tensor (``tf.*`` results such as ``tf.shape(x)[0]``, model and
-  layer outputs, ``tf.data`` loop variables, parameters annotated
-  ``tf.Tensor``; also when every call of its function in this module passes
-  one) -> reported only, suggesting ``tf.cast``;
-- otherwise an unsafe fix whose message says what could not be proven.
+- the fold raises for every row on both runtimes (a float list into an
+  integer dtype, an int list into bool) -> reported only;
+- otherwise (a cell ``differs``: float64 -> float16 double rounding, a
+  Python float list -> float64 keeps the float32 intermediate's rounding in
+  the cast; an unmeasured or unknown dtype; a ``dtype_hint``; ``a`` not
+  provably host data) -> an unsafe fix whose message says why.
 
 CAVEATS:
 - ``.values``, ``.to_numpy()`` and ``.astype(...)`` on a receiver of unknown
   kind are trusted to be pandas/NumPy; ``tf.SparseTensor.values`` is a tensor.
-- The conversion rounds subnormal float64 values to float32 subnormals where
-  ``tf.cast`` flushes them to zero; complex NumPy input keeps its real part
-  with a NumPy warning instead of TensorFlow's silent one.
+- The table is measured on the values the script probes (fractions,
+  subnormals, overflow, double rounding); a cell ``equal`` there is taken to
+  hold for every value of that kind.
 - A parameter is typed from the calls in this module only to report (calls
   from other modules are not seen); a fix is safe only on proof.
-- The two-statement form needs ``x = tf.convert_to_tensor(a)`` spelled
-  through the module (``tf.``, any alias or ``compat.v2``); the cast may come
-  any number of lines later when nothing reads or rebinds ``x`` in between.
+- ``convert_to_tensor`` imported under another name (``as ctt``) is not seen.
 """
 
 from __future__ import annotations
