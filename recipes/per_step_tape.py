@@ -552,7 +552,7 @@ def _assigned_other_than_tensorflow(facts: SourceFacts) -> set:
 
 RECIPE = Recipe(
     id="per-step-tape",
-    summary="tape.watch(path[i]) on a re-evaluated expression -> one per-step tensor bound to a name",
+    summary="tape.watch(path[i]) on a re-evaluated expression, or of a NumPy value -> one tensor bound to a name",
     safety="safe",
     query=lambda q: q.select(PATTERN).filter(_decide).modify(_rewrite),
     tokens=(".watch(",),
