@@ -218,7 +218,8 @@ def _paired(convert, parts, model) -> Optional[_Fold]:
     else:
         return None
     between = body[body.index(stmt) + 1:body.index(later)]
-    if target != name and (any(s.reads(b, target) or target in s.bound_names(b) for b in between) or _read_elsewhere(name, stmt, cast[0])):
+    touched = any(s.reads(b, target) or target in s.bound_names(b) for b in between)
+    if target != name and (touched or _read_elsewhere(name, stmt, cast[0])):
         return None
     message, safety, fixable = _decide(parts[1], cast[1], parts[2], model)
     return _Fold(stmt.children[0], convert, parts[0], cast[1], later, target, message, safety, fixable)
