@@ -248,6 +248,7 @@ SPELLINGS = {
     "dtypes_cast": "tf.dtypes.cast(tf.convert_to_tensor(np.ones(3)), tf.float32)",
     "parenthesized": "tf.cast((tf.convert_to_tensor(np.ones(3))), 'float32')",
     "numpy_dtype": "tf.cast(tf.convert_to_tensor(np.ones(3)), np.float32)",
+    "string_dtype": "tf.cast(tf.convert_to_tensor(np.ones(3)), 'bool')",  # not read as 'ool'
 }
 
 
