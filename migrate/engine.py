@@ -17,7 +17,7 @@ import re
 import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import FrozenSet, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple, Union
 
 from fissix import pytree
 from fissix.pgen2.parse import ParseError
@@ -462,10 +462,15 @@ class _Fixpoint:
         recipes' fixes says so (``after``)."""
         made = []
         overlapping = _Overlaps(edits)
+        occurrences: Dict[tuple, int] = {}
         for proposal in state.proposals():
             lines = state.contexts[proposal.recipe].lines
             text = lines[proposal.line - 1].strip() if proposal.line <= len(lines) else ""
-            key = (proposal.recipe, proposal.message, text)
+            # identical lines at different places are different findings: the
+            # key counts them (the n-th of a pass is the n-th of the next)
+            same = (proposal.recipe, proposal.message, text)
+            occurrences[same] = occurrences.get(same, 0) + 1
+            key = same + (occurrences[same],)
             if key in self.seen and (self.options.isolated or not proposal.applied):
                 continue
             self.seen.add(key)

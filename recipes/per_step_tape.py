@@ -32,6 +32,17 @@ Example::
             out = model(path_step[None])
         grads.append(tape.gradient(out, path_step))
 
+A watched value that is not a tensor (``tape.watch`` raises ValueError on a
+NumPy array or a Python number, on TF 2.3 and current TF) is converted once,
+``x_tensor = tf.convert_to_tensor(x)`` above the ``with``, and that name is
+watched, fed and differentiated (``tape.gradient(y, x_tensor)``); reads of
+``x`` after the tape keep the array. Only a value provably NumPy data: a
+number, a ``np.*`` call or ``.numpy()``, an index or array method of one, or
+a name every reaching assignment binds to one. The fix is unsafe when the
+tape also uses ``x`` as an arithmetic operand (a tensor does not promote
+dtypes as NumPy does: float64 with float32 raises), reported only when it
+uses an attribute (``x.reshape``) or binds ``x`` inside the tape.
+
 The step must be the tensor that is watched, fed and differentiated. Every
 use of it in the step is rewritten: ``path[i]`` and what starts with it
 (``path[i][None]``, ``path[i].shape``), and the batch of one ``path[i:i + 1]``
@@ -62,14 +73,16 @@ CAVEATS:
 from __future__ import annotations
 
 import ast
-from typing import List, Optional, Tuple
+from dataclasses import dataclass
+from typing import Callable, List, Optional, Tuple
 
 from migrate.recipe import Recipe, SourceFacts, propose
 from recipes import _fissix as s
 from recipes._model import Kind, Tape, model_of
-from recipes._pyast import method_calls, source_segment, tapes
+from recipes._pyast import dotted, import_table, method_calls, source_segment, tapes
 
 _RANDOM = ("random", "uniform", "normal", "dropout", "shuffle")
+_ARRAY_METHODS = {".astype", ".reshape", ".flatten", ".ravel", ".copy", ".squeeze", ".T"}
 
 
 def _free_names(expr) -> set:
@@ -190,15 +203,20 @@ def _use_name(found, feeds, name: str) -> None:
         s.substitute(node, k, name)
 
 
-def _bind(place, expr, found, feeds, taken: set) -> None:
+def _bind(place, expr, found, feeds, taken: set, convert: Optional[str] = None) -> None:
+    """Bind ``expr`` to a fresh name above ``place`` (converted once with
+    ``convert.convert_to_tensor`` when it is host data) and use the name."""
     kids = expr.children
-    if expr.type == s.syms.power and len(kids) == 2 and s.is_name(kids[0]) \
+    if s.is_name(expr):
+        base = f"{expr.value}_tensor"
+    elif expr.type == s.syms.power and len(kids) == 2 and s.is_name(kids[0]) \
             and kids[1].children[0].value == "[" and kids[1].children[1].type in (s.token.NAME, s.token.NUMBER):
         base = f"{kids[0].value}_{kids[1].children[1].value}"
     else:
         base = "watched"
     name = s.fresh_name(base, taken)
-    s.insert_before(place, s.fill(f"{name} = __expr__", expr=expr.clone()))
+    value = f"{convert}.convert_to_tensor(__expr__)" if convert else "__expr__"
+    s.insert_before(place, s.fill(f"{name} = {value}", expr=expr.clone()))
     _use_name(found, feeds, name)
 
 
@@ -318,83 +336,213 @@ def _binding_place(expr, tape: Tape, watch_call, found, feeds, model):
 PATTERN = "power< tape=NAME trailer< '.' 'watch' > trailer< '(' any ')' > >"
 
 
+@dataclass
+class _Decision:
+    """What the filter decided for one watched expression; ``rewrite`` (given
+    the names taken in the scope) is what the modifier runs once proposed."""
+
+    expr: object
+    message: str
+    fixable: bool = True
+    safety: Optional[str] = None
+    rewrite: Optional[Callable[[set], None]] = None
 
 
-def _modify(node, capture, filename):
+def _decide(node, capture, filename) -> bool:
+    """Filter: the decisions for each watched expression of this
+    ``tape.watch(...)`` (kept in ``capture`` for the modifier)."""
     model = model_of(node)
     tape = model.tape_named(capture["tape"].value, capture["tape"])
-    if tape is None or not s.contains(tape.body, node):  # the ``with ... as tape:`` block around it
-        return
     call = s.call_parts(node)
     args = s.call_args(node.children[-1]) if call else []
-    if call is None or len(args) != 1:
-        return
+    if tape is None or not s.contains(tape.body, node) or call is None or len(args) != 1:
+        return False
     elements = s.literal_elements(args[0])
-    for expr in [e for e in (elements if elements is not None else args) if not s.is_name(e)]:
-        if not s.contains(node, expr):
-            continue
-        found = _evaluations(tape, expr)
-        if len(found) < 2 or _same_object(expr, model) or not _hoistable(expr, model):
-            continue
-        fed, differentiated = _roles(tape, found, node)
-        feeds, unclear = _feeds(tape, expr, found)
-        fed = fed or bool(feeds)
-        if not differentiated:
-            continue
-        what = s.shown(expr)
-        if unclear:
-            propose(expr, f"each `{what}` is a new tensor, so tape.gradient gets None; the tape also "
-                          f"reads `{s.code(expr.children[0])}` with that index in another form, so it "
-                          "is only reported: bind the step to one name and use it everywhere",
-                    fixable=False)
-            continue
-        if not fed:
-            propose(expr, f"each `{what}` is a new tensor and the code in the tape never reads the "
-                          "watched one, so tape.gradient gets None; no rewrite can connect them: "
-                          "compute the output from the watched tensor", fixable=False)
-            continue
-        taken = s.scope_names(s.scope_of(tape.statement))
-        path = _stacked_path(expr, tape, model, feeds)
-        if path is not None:
-            if propose(expr, f"each `{what}` is a new tensor: the tape watches one, the model reads "
-                             "another and tape.gradient gets None; build the interpolated step "
-                             "before the tape and watch, feed and differentiate it by name"):
-                _rebuild_per_step(expr, path, taken, feeds)
-            continue
-        place = _binding_place(expr, tape, node, found, feeds, model)
-        if place is None:
-            propose(expr, f"each `{what}` is a new tensor, so tape.gradient gets None; it cannot be "
-                          "bound to one name here (what it reads is assigned inside the tape from "
-                          "recorded tensors, or it is read before the watch): bind it yourself",
-                    fixable=False)
-        elif propose(expr, f"each `{what}` is a new tensor: the tape watches one and the code reads "
-                           "another, so its gradient is None; bind it to one name "
-                           + ("before the tape" if place is tape.statement else "before the watch")):
-            _bind(place, expr, found, feeds, taken)
+    decisions = []
+    for expr in elements if elements is not None else args:
+        if s.contains(node, expr):
+            decision = _host_watch(expr, tape, node, model) if s.is_name(expr) \
+                else _reevaluated(expr, tape, node, model)
+            if decision is not None:
+                decisions.append(decision)
+    capture["decisions"] = decisions
+    return bool(decisions)
+
+
+def _tf_module(tape: Tape) -> Optional[str]:
+    """How this module spells tensorflow, read off ``tf.GradientTape()``."""
+    callee = s.call_parts(tape.statement.children[1].children[0])[0]
+    return callee.rsplit(".", 1)[0] if "." in callee else None
+
+
+def _is_host_value(expr, model, depth: int = 0) -> bool:
+    """Provably a NumPy array or a Python number (tape.watch raises on it):
+    a number, a ``np.*`` call or ``.numpy()``, an index or array method of
+    one, or a name every reaching assignment binds to one. Arithmetic is
+    not followed (``x - baseline`` with a tensor ``x`` is a tensor)."""
+    expr = s.unparen(expr)
+    if depth > 8 or model.likely_kind_of(expr).kind not in (Kind.NDARRAY, Kind.NUMBER):
+        return False
+    if expr.type == s.token.NUMBER or (expr.type == s.syms.factor and expr.children[-1].type == s.token.NUMBER):
+        return True
+    if s.is_name(expr):
+        bindings = model.reaching(expr.value, expr)
+        return bool(bindings) and all(b.how == "assign" and b.value is not None
+                                      and _is_host_value(b.value, model, depth + 1) for b in bindings)
+    if expr.type != s.syms.power:
+        return False
+    kids = expr.children
+    for end in range(len(kids), 1, -1):
+        trailer = kids[end - 1]
+        if trailer.children[0].value == "(" and (model.qualified_children(kids[:end - 1]) or "").startswith("numpy."):
+            return True
+        if trailer.children[0].value == "(" and end >= 3 and s.code(kids[end - 2]) == ".numpy":
+            return True
+    return s.is_name(kids[0]) and _is_host_value(kids[0], model, depth + 1) \
+        and all(k.children[0].value == "[" or s.code(k) in _ARRAY_METHODS or k.children[0].value == "("
+                for k in kids[1:])
+
+
+def _host_watch(name, tape: Tape, watch_call, model) -> Optional[_Decision]:
+    """``tape.watch(x)`` of a NumPy array or Python number ``x``: convert it
+    once to a tensor before the tape, watched, fed and differentiated by
+    name; reads of ``x`` after the tape (outside tape.gradient) keep ``x``."""
+    if not _is_host_value(name, model):
+        return None
+    found = [(leaf, 0) for leaf in s.name_reads(tape.body, name.value)]
+    for stmt in tape.later_statements({name.value}):
+        for node in stmt.pre_order():
+            call = s.call_parts(node)
+            if call and call[0] == f"{tape.name}.gradient":
+                found += [(leaf, 0) for leaf in s.name_reads(node.children[-1], name.value)]
+    what, module = name.value, _tf_module(tape)
+    problem = f"`{what}` is a {model.likely_kind_of(name).kind.value}, not a tensor: tape.watch raises ValueError"
+    if not model.same_value_at(name, tape.statement, watch_call):
+        return _Decision(name, f"{problem}; `{what}` is rebound between the tape and the watch, so it is "
+                               "only reported: convert it once with tf.convert_to_tensor and watch that",
+                         fixable=False)
+    if module is None:
+        return _Decision(name, f"{problem}; convert it once with tf.convert_to_tensor before the tape and "
+                               "watch, feed and differentiate that tensor", fixable=False)
+    fed = [leaf for leaf, _ in found if s.contains(tape.body, leaf) and not s.contains(watch_call, leaf)]
+    uses = {id(leaf): _use_of(leaf) for leaf in fed}
+    odd = [leaf for leaf in fed if uses[id(leaf)] == "attribute"]
+    if odd:
+        return _Decision(name, f"{problem}; the tape also uses `{s.shown(odd[0].parent)}`, which a tensor may "
+                               "not support, so it is only reported: convert it once with "
+                               "tf.convert_to_tensor and watch, feed and differentiate that", fixable=False)
+    operand = "operand" in uses.values()
+    caveat = (f"; `{what}` is also an operand in the tape, where a tensor does not promote dtypes as NumPy "
+              "does (float64 with float32 raises), so the fix is unsafe") if operand else ""
+    return _Decision(name, f"{problem}; convert it once to a tensor before the tape and watch, feed and "
+                           f"differentiate that name{caveat}", safety="unsafe" if operand else None,
+                     rewrite=lambda taken: _bind(tape.statement, name, found, [], taken, convert=module))
+
+
+def _use_of(leaf) -> str:
+    """How the tape reads a watched name: ``"argument"`` of a call (indexed
+    or not: ``model(x[None])``), ``"attribute"`` (``x.reshape``: a tensor may
+    not have it), or ``"operand"`` of arithmetic and anything else."""
+    node = leaf
+    following = leaf.next_sibling
+    if following is not None and following.type == s.syms.trailer:
+        if following.children[0].value == ".":
+            return "attribute"
+        if following.children[0].value == "[" and following is node.parent.children[-1]:
+            node = node.parent
+    parent = node.parent
+    if parent is not None and parent.type == s.syms.arglist:
+        parent = parent.parent
+    is_argument = parent is not None and parent.type == s.syms.trailer and parent.children[0].value == "("
+    return "argument" if is_argument or (parent is not None and parent.type == s.syms.argument) else "operand"
+
+
+def _reevaluated(expr, tape: Tape, watch_call, model) -> Optional[_Decision]:
+    """``tape.watch(EXPR)`` where EXPR is evaluated again in the tape or its
+    gradient: one name for the step (a pre-stacked IG path rebuilt per step)."""
+    found = _evaluations(tape, expr)
+    if len(found) < 2 or _same_object(expr, model) or not _hoistable(expr, model):
+        return None
+    fed, differentiated = _roles(tape, found, watch_call)
+    feeds, unclear = _feeds(tape, expr, found)
+    fed = fed or bool(feeds)
+    if not differentiated:
+        return None
+    what = s.shown(expr)
+    if unclear:
+        return _Decision(expr, f"each `{what}` is a new tensor, so tape.gradient gets None; the tape also "
+                               f"reads `{s.code(expr.children[0])}` with that index in another form, so it "
+                               "is only reported: bind the step to one name and use it everywhere",
+                         fixable=False)
+    if not fed:
+        return _Decision(expr, f"each `{what}` is a new tensor and the code in the tape never reads the "
+                               "watched one, so tape.gradient gets None; no rewrite can connect them: "
+                               "compute the output from the watched tensor", fixable=False)
+    path = _stacked_path(expr, tape, model, feeds)
+    if path is not None:
+        return _Decision(expr, f"each `{what}` is a new tensor: the tape watches one, the model reads "
+                               "another and tape.gradient gets None; build the interpolated step "
+                               "before the tape and watch, feed and differentiate it by name",
+                         rewrite=lambda taken: _rebuild_per_step(expr, path, taken, feeds))
+    place = _binding_place(expr, tape, watch_call, found, feeds, model)
+    if place is None:
+        return _Decision(expr, f"each `{what}` is a new tensor, so tape.gradient gets None; it cannot be "
+                               "bound to one name here (what it reads is assigned inside the tape from "
+                               "recorded tensors, or it is read before the watch): bind it yourself",
+                         fixable=False)
+    convert = _tf_module(tape) if _is_host_value(expr, model) else None
+    where = "before the tape" if place is tape.statement else "before the watch"
+    also = ", converted once to a tensor (it is NumPy data: tape.watch raises on it)" if convert else ""
+    return _Decision(expr, f"each `{what}` is a new tensor: the tape watches one and the code reads "
+                           f"another, so its gradient is None; bind it to one name {where}{also}",
+                     rewrite=lambda taken: _bind(place, expr, found, feeds, taken, convert))
+
+
+def _rewrite(node, capture, filename) -> None:
+    """Modifier: report each decision and run its rewrite when allowed."""
+    for decision in capture["decisions"]:
+        if propose(decision.expr, decision.message, safety=decision.safety, fixable=decision.fixable) \
+                and decision.rewrite:
+            decision.rewrite(s.scope_names(s.scope_of(node)))
 
 
 def _may_watch_an_expression(facts: SourceFacts) -> List[ast.AST]:
     """Precheck: the ``with ...GradientTape() as tape:`` statements whose
     body calls ``tape.watch`` on something other than a plain name (``(x)``
     counts: the recipe sees an expression there, so any second parenthesis
-    does)."""
+    does), or on a name some assignment binds to something other than a
+    ``tf.*`` call (_is_host_value: NumPy data is bound by assignments)."""
     found = []
+    host = _assigned_other_than_tensorflow(facts)
     for stmt, tape in tapes(facts):
         for call in method_calls(stmt, tape, "watch"):
             items = [item for arg in call.args
                      for item in (arg.elts if isinstance(arg, (ast.List, ast.Tuple)) else [arg])]
-            if not all(isinstance(item, ast.Name) for item in items + call.keywords) \
+            if not all(isinstance(item, ast.Name) and item.id not in host for item in items + call.keywords) \
                     or source_segment(facts, call).count("(") > 1:
                 found.append(stmt)
                 break
     return found
 
 
+def _assigned_other_than_tensorflow(facts: SourceFacts) -> set:
+    qualified = import_table(facts).qualified
+    found = set()
+    for node in facts.nodes(ast.Assign, ast.AnnAssign):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        value = node.value
+        if value is None or (isinstance(value, ast.Call) and any(
+                name.startswith("tensorflow.") for name in qualified(dotted(value.func)))):
+            continue
+        found.update(target.id for target in targets if isinstance(target, ast.Name))
+    return found
+
+
 RECIPE = Recipe(
     id="per-step-tape",
-    summary="tape.watch(path[i]) on a re-evaluated expression -> one per-step tensor bound to a name",
+    summary="tape.watch(path[i]) on a re-evaluated expression, or of a NumPy value -> one tensor bound to a name",
     safety="safe",
-    query=lambda q: q.select(PATTERN).modify(_modify),
+    query=lambda q: q.select(PATTERN).filter(_decide).modify(_rewrite),
     tokens=(".watch(",),
     precheck=_may_watch_an_expression,
     before_fails="none-gradient",

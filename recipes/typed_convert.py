@@ -1,8 +1,7 @@
 """typed-convert: convert to the wanted dtype once, instead of convert then cast.
 
-What it does: ``x = tf.convert_to_tensor(a)`` followed by ``x = tf.cast(x, D)``
-(the same name, nothing touching ``x`` in between) and
-``tf.cast(tf.convert_to_tensor(a), D)`` (or ``dtype=D``) become
+What it does: ``x = tf.convert_to_tensor(a)`` followed by ``y = tf.cast(x, D)``
+and ``tf.cast(tf.convert_to_tensor(a), D)`` become
 ``tf.convert_to_tensor(a, dtype=D)``.
 
 Why it matters: ``convert_to_tensor`` without a dtype makes a tensor of the
@@ -20,124 +19,152 @@ Example::
     # becomes
     x = tf.convert_to_tensor(frame.values, dtype=tf.float32)
 
-Safety, from the semantic model's kind of ``a`` (recipes/_model):
-``tf.convert_to_tensor(t, dtype=D)`` raises ``ValueError`` when ``t`` is
-already a tensor of another dtype, where ``tf.cast`` worked. So:
-- ``a`` provably NumPy, pandas or Python data (``np.*`` results and their
-  method chains ``np.array(x).reshape(...)``, ``.flatten()``, ``.astype()``;
-  ``.to_numpy()``, ``.values``; numbers; list/tuple displays of those; names
-  whose every reaching binding is one of those) and ``D`` a float dtype
-  (``tf.float32``, ``np.float32``, ``"float32"``, by position or ``dtype=``)
+Every spelling: ``tf.cast`` / ``tf.dtypes.cast`` / ``cast`` imported from
+tensorflow (any alias, ``compat.v2``), arguments by position or keyword
+(``x=``, ``dtype=``, ``value=``); the two calls nested, or apart as
+``x = tf.convert_to_tensor(a)`` ... ``y = tf.cast(x, D)`` when nothing in
+between touches ``x`` or ``y`` and, for ``y != x``, nothing else reads ``x``.
+
+Safety, from the pair (what ``a`` is, source dtype -> ``D``) and a MEASURED
+table (scripts/typed_convert_matrix.py runs every value kind x target dtype
+on real TF 2.3 and current TF: docs/typed-convert-matrix.md, read from
+recipes/_typed_convert_matrix.py). Which table rows ``a`` may be is found by
+recipes/_host_dtypes.py: Python literals (int/float/bool lists, nested,
+scalars), NumPy arrays whose dtype the code fixes (``dtype=``,
+``.astype``, ``np.zeros``/``np.random.rand``... float64, ``np.array`` of a
+literal), every array dtype otherwise, pandas ``.values``/``.to_numpy()``,
+names whose every reaching binding is one of those:
+- ``a`` a tensor (``tf.*`` results, model outputs, parameters every call in
+  this module passes a tensor) -> reported only: the fold raises ValueError
+  for another dtype; write ``tf.cast`` directly;
+- every row's cell ``equal`` on both runtimes where convert-then-cast runs
   -> safe fix;
-- ``a`` a tensor (``tf.*`` results such as ``tf.shape(x)[0]``, model and
-  layer outputs, ``tf.data`` loop variables, parameters annotated
-  ``tf.Tensor``; also when every call of its function in this module passes
-  one) -> reported only, suggesting ``tf.cast``;
-- otherwise an unsafe fix whose message says what could not be proven.
+- the fold raises for every row on both runtimes (a float list into an
+  integer dtype, an int list into bool) -> reported only;
+- otherwise (a cell ``differs``: float64 -> float16 double rounding, a
+  Python float list -> float64 keeps the float32 intermediate's rounding in
+  the cast; an unmeasured or unknown dtype; a ``dtype_hint``; ``a`` not
+  provably host data) -> an unsafe fix whose message says why.
 
 CAVEATS:
 - ``.values``, ``.to_numpy()`` and ``.astype(...)`` on a receiver of unknown
   kind are trusted to be pandas/NumPy; ``tf.SparseTensor.values`` is a tensor.
-- The conversion rounds subnormal float64 values to float32 subnormals where
-  ``tf.cast`` flushes them to zero; complex NumPy input keeps its real part
-  with a NumPy warning instead of TensorFlow's silent one.
+- The table is measured on the values the script probes (fractions,
+  subnormals, overflow, double rounding); a cell ``equal`` there is taken to
+  hold for every value of that kind.
 - A parameter is typed from the calls in this module only to report (calls
   from other modules are not seen); a fix is safe only on proof.
-- The two-statement form needs ``x = tf.convert_to_tensor(a)`` spelled
-  through the module (``tf.``, any alias or ``compat.v2``); the cast may come
-  any number of lines later when nothing reads or rebinds ``x`` in between.
+- ``convert_to_tensor`` imported under another name (``as ctt``) is not seen.
 """
 
 from __future__ import annotations
 
 import ast
 import re
+from dataclasses import dataclass
 from typing import List, Optional
 
-from fissix.pgen2 import token
-
-from migrate.recipe import Recipe, SourceFacts, propose, walk
+from migrate.recipe import Recipe, SourceFacts, propose
 from migrate.prefilter import GAP
-from recipes._pyast import (
-    Statement, assigned_names, code_text, dotted, import_table, line_of, spelled_as_in_ast, standalone, statements,
-    statements_at,
-)
-from recipes._model import Kind, Value, model_of
+from recipes._pyast import Statement, code_text, dotted, import_table, spelled_as_in_ast, standalone, statements
+from recipes._host_dtypes import dtype_name, rows_of
+from recipes._model import model_of
+from recipes._typed_convert_matrix import CELLS
 from recipes import _fissix as s
 
-_FLOAT_DTYPES = {"float16", "float32", "float64", "bfloat16", "half", "double"}
 _CASTS = {"tensorflow.cast", "tensorflow.dtypes.cast"}
 _CONVERT = "tensorflow.convert_to_tensor"
-_HOST_METHODS = {"to_numpy", "astype"}
-_MAX_DEPTH = 8
+_HINTS = ("dtype_hint", "preferred_dtype")
+_RUNS_WITHOUT_FOLD = {"equal", "differs", "fold-raises"}  # convert-then-cast works there
+_FOLD_RAISES = {"fold-raises", "both-raise"}
 
 
-def _is_float_dtype(node, model) -> bool:
-    """``tf.float32``, ``np.float64``, ``"float32"`` (any spelling of the modules)."""
-    if node.type == token.STRING:
-        return node.value.strip("'\"") in _FLOAT_DTYPES
-    name = model.qualified(node)
-    return bool(name) and name.split(".")[0] in ("tensorflow", "numpy") \
-        and name.rsplit(".", 1)[1] in _FLOAT_DTYPES
+@dataclass
+class _Fold:
+    """The filter's decision, read by the modifier (which only rewrites)."""
+
+    where: object  # the node the finding is reported on
+    convert: object  # the convert_to_tensor call
+    value: object  # its value argument, as written (``a`` or ``value=a``)
+    dtype: object  # the cast's dtype
+    cast: object  # the nested cast call, or the statement ``y = tf.cast(x, D)``
+    target: Optional[str]  # the pair: the name the cast binds
+    message: str
+    safety: Optional[str]
+    fixable: bool
 
 
-def _host_data(value: Value) -> bool:
-    """NumPy, pandas or plain Python data all the way down (a list of tensors
-    is converted by packing them, and raises on another dtype like a tensor)."""
-    if value.kind in (Kind.NDARRAY, Kind.NUMBER, Kind.DATAFRAME):
-        return True
-    if value.kind not in (Kind.PYLIST, Kind.PYTUPLE):
-        return False
-    if value.items is not None:
-        return all(_host_data(item) for item in value.items)
-    return value.element is not None and _host_data(value.element)
-
-
-def _provably_data(node, model, depth: int = 0) -> bool:
-    """The model proves ``node`` is host data, or it is ``....values``,
-    ``....to_numpy()``, ``....astype(...)`` on a receiver of unknown kind
-    (pandas/NumPy spellings a tensor does not have; trusted, see CAVEATS),
-    directly, item by item in a display, or through every binding of a name."""
-    if _host_data(model.kind_of(node)):
-        return True
-    if depth > _MAX_DEPTH:
-        return False
-    node = s.unparen(node)
-    if node.type == token.NAME:
-        bindings = model.reaching(node.value, node)
-        values = [_bound_expression(b, model) for b in bindings]
-        return bool(values) and all(v is not None and _provably_data(v, model, depth + 1) for v in values)
-    elements = s.literal_elements(node)
-    if elements is not None:
-        return all(_provably_data(e, model, depth + 1) for e in elements)
-    trailers = node.children[1:] if node.type == s.syms.power else []
-    if not trailers or any(t.type != s.syms.trailer for t in trailers):
-        return False
-    last = trailers[-1]
-    if last.children[0].value == "." and last.children[1].value == "values":
-        return True
-    return len(trailers) >= 2 and last.children[0].value == "(" and trailers[-2].children[0].value == "." \
-        and trailers[-2].children[1].value in _HOST_METHODS
-
-
-def _bound_expression(binding, model):
-    """The expression an assignment binds to this name, also one item of an
-    unpacked list/tuple display (or of a name assigned once to one); None
-    otherwise."""
-    if binding.how != "assign":
+def _convert_parts(call, model):
+    """(value argument as written, value expression, hint) of
+    ``tf.convert_to_tensor(a)`` / ``(value=a)`` / ``(a, dtype_hint=H)``: no
+    ``dtype`` (already typed), no name or other arguments; else None."""
+    if not s.is_call(call) or model.callee(call) != _CONVERT:
         return None
-    if binding.value is not None:
-        return binding.value
-    node = binding.source
-    for index in binding.path:
-        if node is not None and s.unparen(node).type == token.NAME:
-            assigned = model.last_assignment(s.unparen(node).value, node)
-            node = assigned.value if assigned is not None and assigned.how == "assign" else None
-        elements = s.literal_elements(s.unparen(node)) if node is not None else None
-        if elements is None or not 0 <= index < len(elements):
-            return None
-        node = elements[index]
-    return node
+    args = s.call_args(call.children[-1])
+    keywords = [s.keyword_arg(a) for a in args]
+    if any(a.type == s.syms.argument and not k for a, k in zip(args, keywords)):
+        return None  # *args, **kwargs
+    positional = [a for a, k in zip(args, keywords) if not k]
+    named = {k[0]: k[1] for k in keywords if k}
+    hints = [named.pop(h) for h in _HINTS if h in named]
+    value = named.pop("value", None)
+    if named or len(positional) + (value is not None) != 1 or len(hints) > 1:
+        return None
+    argument = positional[0] if positional else value.parent
+    return argument, positional[0] if positional else value, hints[0] if hints else None
+
+
+def _cast_parts(call, model):
+    """(x, D) of ``tf.cast(x, D)`` in any spelling of the arguments (``x=``,
+    ``dtype=``) and of the function (``tf.dtypes.cast``, ``from tensorflow
+    import cast``); None with any other argument."""
+    if not s.is_call(call) or model.callee(call) not in _CASTS:
+        return None
+    positional, named = s.split_arguments(call.children[-1])
+    if any(p.type == s.syms.argument for p in positional):
+        return None
+    slots = dict(zip(("x", "dtype"), positional))
+    if len(positional) > 2 or set(named) - {"x", "dtype"} or set(slots) & set(named):
+        return None
+    slots.update(named)
+    return (slots["x"], slots["dtype"]) if len(slots) == 2 else None
+
+
+def _decide(value, dtype, hint, model):
+    """(message, safety, fixable) from the value's kind and the measured table."""
+    what, dtype_text = s.shown(value), s.shown(dtype)
+    fold = f"tf.convert_to_tensor({what}, dtype={dtype_text})"
+    if model.likely_kind_of(value).is_tensor:
+        passes = "" if model.kind_of(value).is_tensor else " (as every call in this module passes it)"
+        return (f"`{what}` is already a tensor{passes}: tf.convert_to_tensor(t, dtype=D) raises ValueError "
+                f"when t has another dtype, so this is not folded; write tf.cast({what}, {dtype_text}) "
+                "directly"), None, False
+    rows, target = rows_of(value, model), dtype_name(dtype, model)
+    unsafe = f"convert then cast: {fold} converts once, but "
+    if rows is None:
+        return unsafe + (f"`{what}` is not provably NumPy/pandas/Python data ({_unproven(value, model)}); "
+                         "if it is a tensor of another dtype, convert_to_tensor raises ValueError"), "unsafe", True
+    if target is None or any(target not in run.get(row, ()) for run in CELLS.values() for row in rows):
+        return unsafe + (f"the target dtype `{dtype_text}` is not one whose fold was measured "
+                         "(docs/typed-convert-matrix.md)"), "unsafe", True
+    if hint is not None:
+        return unsafe + (f"the intermediate tensor has the hinted dtype `{s.shown(hint)}`, which the "
+                         "measured table (docs/typed-convert-matrix.md) does not cover"), "unsafe", True
+    cells = {(runtime, row): run[row][target] for runtime, run in CELLS.items() for row in rows}
+    outcomes = set(cells.values())
+    if outcomes & _RUNS_WITHOUT_FOLD and outcomes & _RUNS_WITHOUT_FOLD <= {"equal"}:
+        return (f"convert then cast: the data enters TensorFlow in its inferred dtype first; {fold} "
+                "converts it once, with the same result (measured: docs/typed-convert-matrix.md)"), None, True
+    if outcomes <= _FOLD_RAISES:
+        return (f"convert then cast: {fold} raises for `{what}` ({_rows_text(rows)}, measured on TF 2.3 and "
+                "current TF) where the cast converts: keep the cast"), None, False
+    (runtime, row), outcome = next(item for item in sorted(cells.items()) if item[1] != "equal")
+    return unsafe + (f"for `{what}` ({_rows_text(rows)}) the fold was measured `{outcome}` against the cast "
+                     f"({row} -> {target} on {runtime}: docs/typed-convert-matrix.md)"), "unsafe", True
+
+
+def _rows_text(rows) -> str:
+    return ", ".join(sorted(rows)) if len(rows) <= 3 else f"one of {len(rows)} kinds"
 
 
 def _unproven(value_node, model) -> str:
@@ -145,7 +172,7 @@ def _unproven(value_node, model) -> str:
     value = model.kind_of(value_node)
     if value.is_known:
         return f"it is a {value.describe()}, which may hold tensors"
-    if value_node.type == token.NAME:
+    if value_node.type == s.token.NAME:
         bindings = model.reaching(value_node.value, value_node)
         if any(b.how == "param" for b in bindings):
             return "it is a parameter: callers may pass a tensor"
@@ -154,128 +181,110 @@ def _unproven(value_node, model) -> str:
     return "what it evaluates to is not known"
 
 
-def _convert_call(node, model) -> Optional[object]:
-    """The argument ``a`` of ``tf.convert_to_tensor(a)`` without dtype/name."""
-    if node.type != s.syms.power or not s.is_call(node) or model.callee(node) != _CONVERT:
+def _nested(convert, parts, model) -> Optional[_Fold]:
+    """``tf.cast(tf.convert_to_tensor(a), D)``: the conversion is the cast's ``x``."""
+    node = convert
+    while node.parent is not None and node.parent.type == s.syms.atom and s.unparen(node.parent) is node:
+        node = node.parent
+    holder = node.parent if node.parent is not None and node.parent.type == s.syms.argument else node
+    trailer = holder.parent.parent if holder.parent is not None and holder.parent.type == s.syms.arglist \
+        else holder.parent
+    call = trailer.parent if trailer is not None and trailer.type == s.syms.trailer else None
+    cast = _cast_parts(call, model) if call is not None and call.children[-1] is trailer else None
+    if cast is None or s.unparen(cast[0]) is not convert:
         return None
-    args = s.call_args(node.children[-1])
-    if len(args) != 1 or s.keyword_arg(args[0]) or args[0].type == s.syms.argument:
+    message, safety, fixable = _decide(parts[1], cast[1], parts[2], model)
+    return _Fold(call, convert, parts[0], cast[1], call, None, message, safety, fixable)
+
+
+def _paired(convert, parts, model) -> Optional[_Fold]:
+    """``x = tf.convert_to_tensor(a)``, then, later in the block and with
+    nothing touching either name in between, ``y = tf.cast(x, D)``; when
+    ``y`` is not ``x``, nothing else in the module reads ``x``."""
+    stmt = convert.parent.parent if convert.parent is not None else None
+    pair = s.simple_assignment(stmt) if stmt is not None else None
+    if not pair or pair[1] is not convert or not s.is_name(pair[0]):
         return None
-    return args[0]
-
-
-def _cast_call(node, model) -> Optional[tuple]:
-    """(x, D) of ``tf.cast(x, D)`` / ``tf.cast(x, dtype=D)`` / ``tf.dtypes.cast``."""
-    if node.type != s.syms.power or not s.is_call(node) or model.callee(node) not in _CASTS:
-        return None
-    args = s.call_args(node.children[-1])
-    if len(args) != 2 or s.keyword_arg(args[0]):
-        return None
-    kw = s.keyword_arg(args[1])
-    if kw and kw[0] != "dtype":
-        return None
-    return args[0], kw[1] if kw else args[1]
-
-
-def _decide(node, value, dtype, model) -> bool:
-    """Report the finding with the right safety; True when it must be fixed now."""
-    what, dtype_text = s.shown(value), str(dtype).strip()
-    fold = f"tf.convert_to_tensor({what}, dtype={dtype_text})"
-    kind = model.likely_kind_of(value)
-    if kind.is_tensor:
-        where = "" if model.kind_of(value).is_tensor else " (as every call in this module passes it)"
-        return propose(node, f"`{what}` is already a tensor{where}: tf.convert_to_tensor(t, dtype=D) "
-                             "raises ValueError when t has another dtype, so this is not folded; "
-                             f"write tf.cast({what}, {dtype_text}) directly", fixable=False)
-    proven = _provably_data(value, model)
-    if proven and _is_float_dtype(dtype, model):
-        return propose(node, f"convert then cast: the data enters TensorFlow in its inferred dtype first; "
-                             f"{fold} converts it once to the dtype the model needs")
-    if proven:
-        return propose(node, f"convert then cast: {fold} converts once, but the target dtype "
-                             f"`{dtype_text}` is not provably a float type, so the result can differ "
-                             "from tf.cast", safety="unsafe")
-    return propose(node, f"convert then cast: {fold} converts once, but `{what}` is not provably "
-                         f"NumPy/pandas/Python data ({_unproven(value, model)}); if it is a tensor of "
-                         "another dtype, convert_to_tensor raises ValueError", safety="unsafe")
-
-
-def _typed(value, dtype, tf_name: str):
-    """``tf.convert_to_tensor(value, dtype=dtype)`` built around the original nodes."""
-    new = s.parse_expression(f"{tf_name}.convert_to_tensor(__value__, dtype=__dtype__)")
-    for leaf in list(new.leaves()):
-        if leaf.value in ("__value__", "__dtype__"):
-            original = value if leaf.value == "__value__" else dtype
-            original.remove()
-            original.prefix = ""
-            leaf.replace(original)
-    return new
-
-
-# `tf.cast(tf.convert_to_tensor(a), D)`: any call whose last attribute is `cast`
-NESTED = "power< any+ trailer< '.' 'cast' > trailer< '(' any* ')' > >"
-# `x = tf.convert_to_tensor(a)` alone on its line, folded with a later `x = tf.cast(x, D)`
-PAIR = "simple_stmt< expr_stmt< NAME '=' power< any+ trailer< '.' 'convert_to_tensor' > trailer< '(' any* ')' > > > any >"
-
-
-def _fold_nested(node, capture, filename) -> None:
-    model = model_of(node)
-    cast = _cast_call(node, model)
-    if not cast:
-        return
-    inner, dtype = cast
-    value = _convert_call(s.unparen(inner), model)
-    if value is None:
-        return
-    if _decide(node, value, dtype, model):
-        s.replace_with(node, _typed(value, dtype, s.dotted_name(s.unparen(inner).children[0]) or "tf"))
-
-
-def _cast_of(stmt, name: str, model):
-    """D when ``stmt`` is ``name = tf.cast(name, D)``."""
-    pair = s.simple_assignment(stmt)
-    if not pair or not s.is_name(pair[0], name):
-        return None
-    cast = _cast_call(pair[1], model)
-    if not cast or not s.is_name(s.unparen(cast[0]), name):
-        return None
-    return cast[1]
-
-
-def _fold_pair(stmt, capture, filename) -> None:
-    model = model_of(stmt)
-    name = s.assigned_name(stmt)
-    convert = s.simple_assignment(stmt)[1]
-    value = _convert_call(convert, model)
-    if value is None:
-        return
+    name = pair[0].value
     body = s.statements(stmt.parent)
-    dtype = None
     for later in body[s.index_of(body, stmt) + 1:]:
-        dtype = _cast_of(later, name, model)
-        if dtype is not None:
+        cast_pair = s.simple_assignment(later)
+        cast = _cast_parts(cast_pair[1], model) if cast_pair and s.is_name(cast_pair[0]) else None
+        if cast is not None and s.is_name(s.unparen(cast[0]), name):
+            target = cast_pair[0].value
             break
         if s.reads(later, name) or name in s.bound_names(later):
-            return
-    if dtype is None or not _decide(stmt.children[0], value, dtype, model):
+            return None
+    else:
+        return None
+    between = body[body.index(stmt) + 1:body.index(later)]
+    touched = any(s.reads(b, target) or target in s.bound_names(b) for b in between)
+    if target != name and (touched or _read_elsewhere(name, stmt, cast[0])):
+        return None
+    message, safety, fixable = _decide(parts[1], cast[1], parts[2], model)
+    return _Fold(stmt.children[0], convert, parts[0], cast[1], later, target, message, safety, fixable)
+
+
+def _read_elsewhere(name: str, stmt, cast_argument) -> bool:
+    """Does any code in the module but the cast spell ``name`` (read again,
+    rebound, or global)?"""
+    root = stmt
+    while root.parent is not None:
+        root = root.parent
+    target = s.simple_assignment(stmt)[0]
+    return any(leaf is not target and not s.contains(cast_argument, leaf) for leaf in s.name_reads(root, name))
+
+
+def _a_fold(node, capture, filename) -> bool:
+    """Filter: a conversion whose result only a cast reads, nested or in a
+    later statement; the decision is kept for the modifier."""
+    model = model_of(node)
+    parts = _convert_parts(node, model)
+    fold = parts and (_nested(node, parts, model) or _paired(node, parts, model))
+    capture["fold"] = fold
+    return bool(fold)
+
+
+def _typed(fold: _Fold):
+    """``<the conversion's callee>(a, dtype=D)`` built around the original nodes."""
+    callee = "".join(str(c) for c in fold.convert.children[:-1]).strip()
+    value = fold.value.clone()
+    value.prefix = ""
+    dtype = fold.dtype.clone()
+    dtype.prefix = ""
+    return s.fill(f"{callee}(__value__, dtype=__dtype__)", value=value, dtype=dtype).children[0]
+
+
+def _rewrite(node, capture, filename) -> None:
+    fold = capture["fold"]
+    if not propose(fold.where, fold.message, safety=fold.safety, fixable=fold.fixable):
         return
-    tf_name = s.dotted_name(convert.children[0]) or "tf"
-    s.replace_with(convert, _typed(value, dtype, tf_name))
-    s.move_leading_comments(later, stmt)
-    s.move_trailing_comment(later, stmt)
-    s.remove_statement(later)
+    typed = _typed(fold)
+    if fold.target is None:
+        s.replace_with(fold.cast, typed)
+        return
+    stmt = fold.convert.parent.parent
+    s.replace_with(fold.convert, typed)
+    stmt.children[0].children[0].value = fold.target
+    s.move_leading_comments(fold.cast, stmt)
+    s.move_trailing_comment(fold.cast, stmt)
+    s.remove_statement(fold.cast)
 
 
-_CAST = re.compile(rf"\.{GAP}*cast{GAP}*\(")
+# `tf.convert_to_tensor(...)` (any module spelling) and `convert_to_tensor(...)` imported from tensorflow
+CONVERT = "power< any+ trailer< '.' 'convert_to_tensor' > trailer< '(' any* ')' > >"
+BARE_CONVERT = "power< 'convert_to_tensor' trailer< '(' any* ')' > >"
+
+_CAST_WORD = re.compile(standalone("cast", after_dot=True) + r"(?!\w)")
 _CONVERSION = re.compile(rf"{standalone('convert_to_tensor', after_dot=True)}{GAP}*\(")
 
 
 def _converted_before(cast: Statement, name: str, is_conversion, same_names: bool) -> bool:
     """May the statements before ``cast`` in its block end with ``name =
     <conversion>`` followed by statements that never mention ``name``
-    (_fold_pair: ``reads``, ``bound_names``)? Without ``same_names`` a
-    mention in the ``ast`` may be another name in fissix's: any earlier
-    conversion of ``name`` in the block counts."""
+    (_paired: ``reads``, ``bound_names``)? Without ``same_names`` a mention
+    in the ``ast`` may be another name in fissix's: any earlier conversion
+    of ``name`` in the block counts."""
     for earlier in reversed(cast.block[:cast.index]):
         if isinstance(earlier, ast.Assign) and is_conversion(earlier.value) and any(
                 isinstance(target, ast.Name) and target.id == name for target in earlier.targets):
@@ -286,43 +295,30 @@ def _converted_before(cast: Statement, name: str, is_conversion, same_names: boo
 
 
 def _may_cast_a_conversion(facts: SourceFacts) -> List[ast.AST]:
-    """Precheck: the casts _cast_call takes (a callee that may be
-    ``tf.cast``, any spelling, of ``x`` and a dtype) of a one-argument
-    ``convert_to_tensor`` call (_convert_call: a callee that may be
-    ``tf.convert_to_tensor``), or the statements ``x = tf.cast(x, D)``
-    where some assignment binds ``x`` to one (_fold_pair). Only the
-    statements where the code's text shows ``.cast(`` are walked."""
+    """Precheck: the casts _cast_parts takes (a callee that may be
+    ``tf.cast``, any spelling) of a ``convert_to_tensor`` call (a callee that
+    may be ``tf.convert_to_tensor``), and the statements ``y = tf.cast(x, D)``
+    after ``x = tf.convert_to_tensor(a)`` in the same block (_paired)."""
     text = code_text(facts)
-    if not (_CAST.search(text) and _CONVERSION.search(text)):
-        return []  # no `.cast(` call or no `convert_to_tensor(` call in the code
+    if not (_CAST_WORD.search(text) and _CONVERSION.search(text)):
+        return []
     qualified = import_table(facts).qualified
 
     def is_conversion(node) -> bool:
-        return isinstance(node, ast.Call) and len(node.args) + len(node.keywords) == 1 \
-            and _CONVERT in qualified(dotted(node.func))
+        return isinstance(node, ast.Call) and _CONVERT in qualified(dotted(node.func))
 
-    def cast_of(node) -> Optional[ast.AST]:
-        """The ``x`` of a cast call, or None."""
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "cast"
-                and node.args and len(node.args) + len(node.keywords) == 2
-                and all(k.arg in ("dtype", None) for k in node.keywords)
-                and not _CASTS.isdisjoint(qualified(dotted(node.func)))):
+    def cast_argument(node) -> Optional[ast.AST]:
+        if not (isinstance(node, ast.Call) and not _CASTS.isdisjoint(qualified(dotted(node.func)))):
             return None
-        return node.args[0]
+        named = [k.value for k in node.keywords if k.arg == "x"]
+        return node.args[0] if node.args else named[0] if named else None
 
-    assignments = statements(facts, ast.Assign)
-    converted = {name for found in assignments if is_conversion(found.node.value)
-                 for name in assigned_names(found.node)}
-    lines = {line_of(facts, match.start()) for match in _CAST.finditer(text)}
-    held = {id(node): node for line in lines for node in statements_at(facts, line)}
-    found = {id(node): node for statement in held.values() for node in walk(statement)
-             if is_conversion(cast_of(node))}
-    for assignment in assignments:  # `x = tf.cast(x, D)` after `x = tf.convert_to_tensor(a)`
+    found = {id(node): node for node in facts.nodes(ast.Call) if is_conversion(cast_argument(node))}
+    same_names = spelled_as_in_ast(facts)
+    for assignment in statements(facts, ast.Assign):
         node = assignment.node
-        name = node.targets[0].id if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) else None
-        argument = cast_of(node.value) if name in converted else None
-        if isinstance(argument, ast.Name) and argument.id == name \
-                and _converted_before(assignment, name, is_conversion, spelled_as_in_ast(facts)):
+        argument = cast_argument(node.value) if len(node.targets) == 1 else None
+        if isinstance(argument, ast.Name) and _converted_before(assignment, argument.id, is_conversion, same_names):
             found[id(node.value)] = node.value
     return sorted(found.values(), key=lambda node: (node.lineno, node.col_offset))
 
@@ -331,7 +327,8 @@ RECIPE = Recipe(
     id="typed-convert",
     summary="tf.convert_to_tensor(a) then tf.cast(.., D) -> tf.convert_to_tensor(a, dtype=D)",
     safety="safe",
-    query=lambda q: q.select(PAIR).modify(_fold_pair).select(NESTED).modify(_fold_nested),
+    query=lambda q: q.select(CONVERT).filter(_a_fold).modify(_rewrite)
+                     .select(BARE_CONVERT).filter(_a_fold).modify(_rewrite),
     tokens=("convert_to_tensor",),
     precheck=_may_cast_a_conversion,
     before_fails=None,

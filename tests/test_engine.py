@@ -39,6 +39,13 @@ def test_check_mode_leaves_source_and_offers_edits_relative_to_input():
     assert apply_edits(SOURCE, edits) == "import x\n\ny = new_api(1)  # keep me\nz = safer(2)\n"
 
 
+@pytest.mark.parametrize("isolated", [False, True])
+def test_identical_lines_at_different_places_are_separate_findings(isolated):
+    source = "import x\n\ny = risky(2)\nif x:\n    y = risky(2)\ny = risky(2)\n"
+    result = transform(source, "a.py", Options((RISKY,), isolated=isolated))
+    assert [d.line for d in result.diagnostics] == [3, 5, 6]
+
+
 def test_suppression_comment():
     source = "a = old_api()  # tf-migrate: ignore\nb = old_api()  # tf-migrate: ignore[toy-risky]\n" \
              "c = old_api()  # tf-migrate: ignore[toy-risky, toy-rename]\n"

@@ -324,3 +324,119 @@ def test_the_stacked_path_is_known_in_any_import_spelling():
             return g
         """, RECIPE)
     assert "path_step = baseline + alphas[i] * (x - baseline)\n" in result
+
+
+# --- a watched value that is not a tensor (issue 24 item 4) ---------------------
+
+def test_a_watched_numpy_array_is_converted_once_and_watched_fed_and_differentiated_by_name():
+    result = run_body("""
+        def saliency(model, image):
+            x = image.numpy()
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                y = model(x[None])
+            return tape.gradient(y, x) * x
+        """, "per-step-tape", unsafe=False)
+    assert body_of(result) == textwrap.dedent("""\
+        def saliency(model, image):
+            x = image.numpy()
+            x_tensor = tf.convert_to_tensor(x)
+            with tf.GradientTape() as tape:
+                tape.watch(x_tensor)
+                y = model(x_tensor[None])
+            return tape.gradient(y, x_tensor) * x
+        """)
+    assert "tape.watch raises ValueError" in result.diagnostics[0].message
+
+
+def test_a_watched_python_number_that_is_an_operand_in_the_tape_is_an_unsafe_fix():
+    body = """
+        def smooth(model):
+            x = np.random.rand(1, 3)
+            scale = 0.5
+            with tf.GradientTape() as tape:
+                tape.watch([x, scale])
+                y = model(x * scale)
+            return tape.gradient(y, [x, scale])
+        """
+    result = run_body(body, "per-step-tape", unsafe=False)
+    assert [(d.safety, d.applied) for d in result.diagnostics] == [("unsafe", False)] * 2
+    assert "does not promote dtypes" in result.diagnostics[0].message
+    fixed_body = body_of(run_body(body, "per-step-tape", unsafe=True))
+    assert "scale_tensor = tf.convert_to_tensor(scale)" in fixed_body
+    assert "return tape.gradient(y, [x_tensor, scale_tensor])" in fixed_body
+
+
+@pytest.mark.parametrize("body", [
+    # an array method a tensor does not have
+    "def f(model):\n    x = np.random.rand(1, 3)\n    with tf.GradientTape() as tape:\n        tape.watch(x)\n"
+    "        y = model(x.reshape(1, 3))\n    return tape.gradient(y, x)\n",
+    # bound inside the tape, before the watch
+    "def f(model):\n    with tf.GradientTape() as tape:\n        x = np.random.rand(1, 3)\n        tape.watch(x)\n"
+    "        y = model(x)\n    return tape.gradient(y, x)\n",
+])
+def test_a_watched_array_that_cannot_be_converted_by_name_is_only_reported(body):
+    result = run_body(body, "per-step-tape", unsafe=True)
+    assert len(result.diagnostics) == 1 and not result.diagnostics[0].fixable
+    assert result.output == result.source
+
+
+@pytest.mark.parametrize("body", [
+    # already a tensor
+    "def f(model):\n    x = tf.constant(np.random.rand(1, 3))\n    with tf.GradientTape() as tape:\n"
+    "        tape.watch(x)\n        y = model(x)\n    return tape.gradient(y, x)\n",
+    # a parameter: nothing proves it is NumPy data
+    "def f(model, x):\n    with tf.GradientTape() as tape:\n        tape.watch(x)\n        y = model(x)\n"
+    "    return tape.gradient(y, x)\n",
+    # arithmetic of an unknown value with an array: may be a tensor
+    "def f(model, x):\n    x = x - np.zeros(3)\n    with tf.GradientTape() as tape:\n        tape.watch(x)\n"
+    "        y = model(x)\n    return tape.gradient(y, x)\n",
+])
+def test_a_watched_value_not_provably_numpy_is_left_alone(body):
+    result = run_body(body, "per-step-tape", unsafe=True)
+    assert result.output == result.source and not result.diagnostics
+
+
+WATCH_NUMPY = '''"""Gradient x input on a NumPy copy of the input (exact for a linear scorer)."""
+import numpy as np
+import tensorflow as tf
+
+
+def gradient_times_input(scorer, image):
+    x = image.numpy()
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        score = scorer(x[None, :])[0, 0]
+    return tape.gradient(score, x) * x
+
+
+def attribution_case():
+    np.random.seed(0)
+    tf.random.set_seed(0)
+    image = tf.constant(np.random.rand(5), dtype=tf.float32)
+    scorer = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(5,))])
+    x = image.numpy()
+    return [{"name": "input", "attributions": np.asarray(gradient_times_input(scorer, image)), "input": x,
+             "f_input": float(scorer(x[None, :])[0, 0]),
+             "f_baseline": float(scorer(np.zeros((1, 5), np.float32))[0, 0])}]
+'''
+
+
+@pytest.mark.tf
+def test_a_watched_numpy_array_raises_before_and_attributes_completely_after_on_both_runtimes(tmp_path):
+    from migrate.runner import VerifyOptions, verify
+    from migrate.runner.runtimes import current
+    from tf23_runtime import tf23_runtime
+
+    before, after = tmp_path / "watch_numpy.py", tmp_path / "after" / "watch_numpy.py"
+    before.write_text(WATCH_NUMPY)
+    after.parent.mkdir()
+    after.write_text(fixed(WATCH_NUMPY, RECIPE))
+    report = verify([before, after], VerifyOptions(timeout=60, runtimes=(current(), tf23_runtime())))
+    by_path = {}
+    for program in report.programs:
+        by_path.setdefault(program.path, []).append(program)
+    assert len(by_path[str(after)]) == 2 and all(p.ok for p in by_path[str(after)])
+    for program in by_path[str(before)]:
+        failed = [c for c in program.checks if not c.passed]
+        assert [c.name for c in failed] == ["attribution"] and "ValueError" in (failed[0].error or "")

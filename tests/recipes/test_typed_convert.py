@@ -9,7 +9,7 @@ import textwrap
 
 import pytest
 
-from recipe_cases import body_of, check_case, invalid, only, params, run_body, valid
+from recipe_cases import body_of, check_case, invalid, only, params, run, run_body, valid
 
 RECIPE = "typed-convert"
 
@@ -55,8 +55,12 @@ def test_typed_convert_follows_unpacking_of_a_list_display():
     # rebound inside the loop that reads it
     "def f(a):\n    for _ in range(2):\n        x = tf.convert_to_tensor(a)\n"
     "        x = tf.cast(x, tf.float32)\n        a = x\n",
-    # NumPy data, but an integer target dtype
-    "def f():\n    x = tf.convert_to_tensor(np.ones(3))\n    x = tf.cast(x, tf.int32)\n",
+    # float64 NumPy data into float16: measured to differ (double rounding through float32)
+    "def f():\n    x = tf.convert_to_tensor(np.ones(3))\n    x = tf.cast(x, tf.float16)\n",
+    # a Python float list into float64: the cast keeps the float32 intermediate's rounding
+    "def f():\n    x = tf.convert_to_tensor([0.1, 2.7])\n    x = tf.cast(x, tf.float64)\n",
+    # a dtype held in a variable
+    "def f(d):\n    x = tf.convert_to_tensor(np.ones(3))\n    x = tf.cast(x, d)\n",
 ])
 def test_typed_convert_is_unsafe_when_it_cannot_prove_it(body):
     result = run_body(body, "typed-convert", unsafe=False)
@@ -236,3 +240,93 @@ def test_typed_convert_says_what_could_not_be_proven():
             return tf.cast(tf.convert_to_tensor(batch), tf.float32)
         """, "typed-convert", unsafe=False)
     assert "it is a parameter: callers may pass a tensor" in only(result).message
+
+
+SPELLINGS = {
+    "keywords": "tf.cast(x=tf.convert_to_tensor(value=np.ones(3)), dtype=tf.float32)",
+    "keywords_reordered": "tf.cast(dtype=tf.float32, x=tf.convert_to_tensor(np.ones(3)))",
+    "dtypes_cast": "tf.dtypes.cast(tf.convert_to_tensor(np.ones(3)), tf.float32)",
+    "parenthesized": "tf.cast((tf.convert_to_tensor(np.ones(3))), 'float32')",
+    "numpy_dtype": "tf.cast(tf.convert_to_tensor(np.ones(3)), np.float32)",
+    "string_dtype": "tf.cast(tf.convert_to_tensor(np.ones(3)), 'bool')",  # not read as 'ool'
+}
+
+
+@pytest.mark.parametrize("call", SPELLINGS.values(), ids=list(SPELLINGS))
+def test_typed_convert_sees_every_spelling_of_the_nested_calls(call):
+    result = run_body(f"def f():\n    return {call}\n", "typed-convert", unsafe=False)
+    assert only(result).safety == "safe" and only(result).applied
+    assert "convert_to_tensor(" in result.output and "cast(" not in body_of(result)
+
+
+def test_typed_convert_sees_names_imported_from_tensorflow_and_aliases():
+    source = """
+        import numpy as np
+        import tensorflow as tfx
+        from tensorflow import cast, convert_to_tensor
+        from tensorflow.compat import v2 as tf2
+
+
+        def f():
+            a = cast(convert_to_tensor(np.ones(3)), tfx.float32)
+            b = tfx.cast(tfx.convert_to_tensor(np.ones(3)), tfx.float32)
+            c = tf2.cast(tf2.convert_to_tensor(np.ones(3)), tf2.float32)
+            return a, b, c
+        """
+    result = run(source, "typed-convert", unsafe=False)
+    assert [d.safety for d in result.diagnostics] == ["safe"] * 3
+    assert "a = convert_to_tensor(np.ones(3), dtype=tfx.float32)" in result.output
+    assert "b = tfx.convert_to_tensor(np.ones(3), dtype=tfx.float32)" in result.output
+    assert "c = tf2.convert_to_tensor(np.ones(3), dtype=tf2.float32)" in result.output
+
+
+def test_typed_convert_folds_a_pair_into_another_name_only_when_the_first_is_not_read_again():
+    result = run_body("""
+        def f():
+            raw = tf.convert_to_tensor(value=np.ones(3))  # data
+            y = 1
+            x = tf.cast(raw, dtype=tf.float32)
+            return x, y
+        """, "typed-convert")
+    assert body_of(result) == textwrap.dedent("""\
+        def f():
+            x = tf.convert_to_tensor(value=np.ones(3), dtype=tf.float32)  # data
+            y = 1
+            return x, y
+        """)
+    for body in ("def f():\n    raw = tf.convert_to_tensor(np.ones(3))\n    x = tf.cast(raw, tf.float32)\n"
+                 "    return x + tf.cast(raw, tf.float32)\n",
+                 "def f():\n    raw = tf.convert_to_tensor(np.ones(3))\n    x = 1\n"
+                 "    x = tf.cast(raw, tf.float32)\n    return x\n"):
+        assert not run_body(body, "typed-convert").diagnostics
+
+
+def test_typed_convert_keeps_identical_lines_at_different_places_apart():
+    result = run_body("""
+        def f():
+            return tf.cast(tf.convert_to_tensor([1.0, 2.0]), tf.float32)
+
+
+        def g():
+            return tf.cast(tf.convert_to_tensor([1.0, 2.0]), tf.float32)
+        """, "typed-convert", unsafe=False)
+    assert [d.line for d in result.diagnostics] == [7, 11]
+
+
+@pytest.mark.parametrize("body", [
+    # a Python float list into an integer dtype: convert_to_tensor refuses it
+    "def f():\n    return tf.cast(tf.convert_to_tensor([0.5, 2.7]), tf.int32)\n",
+    # a Python int list into bool
+    "def f():\n    return tf.cast(tf.convert_to_tensor([1, 0]), tf.bool)\n",
+])
+def test_typed_convert_only_reports_where_the_fold_always_raises(body):
+    result = run_body(body, "typed-convert", unsafe=True)
+    assert not only(result).fixable and "raises" in only(result).message
+    assert result.output == result.source
+
+
+def test_typed_convert_with_a_dtype_hint_is_unsafe_and_drops_the_hint():
+    result = run_body("def f():\n    return tf.cast(tf.convert_to_tensor(np.ones(3), dtype_hint=tf.float64), "
+                      "tf.float32)\n", "typed-convert", unsafe=True)
+    assert only(result).safety == "unsafe" and "hinted dtype" in only(result).message
+    assert "return tf.convert_to_tensor(np.ones(3), dtype=tf.float32)" in result.output
