@@ -1,0 +1,147 @@
+"""Mutation testing of the semantic model and the recipes' decisions, with mutmut.
+
+    python scripts/mutation.py recipes/_model/kinds.py [MODULE ...] [--children 1]
+    python scripts/mutation.py --report recipes/_model/kinds.py   # the last run's results
+
+mutmut 3 (maintained; cosmic-ray needs a session database and a separate
+worker per mutant, mutmut forks one pytest per mutant from a warm process)
+mutates one module at a time in a scratch copy of the git-tracked files
+(``--work``, default /tmp/tf-migrate-mutation/<module>), so the worktree and
+its imports are never touched. Each mutant runs only the tests that called
+the mutated function while mutmut recorded coverage, taken from the fast
+selection ``TESTS`` gives the module (no TensorFlow programs: ``-m "not
+tf"``). mutmut is installed into a virtualenv that sees this Python's
+packages (``--venv``) when it is not importable. The run is niced: the
+machine is shared. docs/mutation.md has the scores and the survivors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import venv
+from pathlib import Path
+from typing import Dict, List
+
+ROOT = Path(__file__).resolve().parent.parent
+MODEL_TESTS = ["tests/model"]
+# module -> the fast tests that decide its mutants
+TESTS: Dict[str, List[str]] = {
+    **{f"recipes/_model/{name}.py": MODEL_TESTS
+       for name in ("__init__", "_tree", "contexts", "flow", "imports", "kinds", "values")},
+    "migrate/slicing.py": ["tests/test_slicing.py", "tests/test_mutants_engine.py"],
+    "migrate/cache.py": ["tests/test_scale.py", "tests/test_mutants_engine.py"],
+}
+STATUSES = ("killed", "survived", "timeout", "suspicious", "no tests", "skipped",
+            "segfault", "check was interrupted by user", "not checked", "caught by type check")
+
+
+def tests_for(module: str) -> List[str]:
+    """A recipe module's own tests (tests/recipes/test_<id>.py) plus the
+    engine's mutant checks; a model or engine module's from ``TESTS``."""
+    if module in TESTS:
+        return TESTS[module]
+    recipe = Path(module)
+    if recipe.parent == Path("recipes") and (ROOT / f"tests/recipes/test_{recipe.stem}.py").exists():
+        return [f"tests/recipes/test_{recipe.stem}.py", "tests/test_mutants_engine.py"]
+    raise SystemExit(f"no test selection for {module}: add it to TESTS in {__file__}")
+
+
+def mutmut_command(venv_dir: Path) -> List[str]:
+    """``python -m mutmut`` from this Python when it has mutmut, else from a
+    virtualenv (made once) that sees this Python's packages."""
+    try:
+        import mutmut  # noqa: F401
+        return [sys.executable, "-m", "mutmut"]
+    except ImportError:
+        pass
+    python = venv_dir / "bin" / "python"
+    if not python.exists():
+        venv.create(venv_dir, system_site_packages=True, with_pip=True)
+    if subprocess.run([str(python), "-c", "import mutmut"], capture_output=True).returncode:
+        subprocess.run([str(python), "-m", "pip", "install", "-q", "mutmut>=3.8"], check=True)
+    return [str(python), "-m", "mutmut"]
+
+
+def prepare(module: str, work: Path) -> None:
+    """A fresh copy of the tracked files under ``work`` with mutmut's config."""
+    if work.exists():
+        shutil.rmtree(work)
+    tracked = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, check=True,
+                             capture_output=True).stdout.decode().split("\0")
+    for name in filter(None, tracked):
+        source = ROOT / name
+        if source.is_file():
+            (work / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, work / name)
+    package = module.split("/")[0]
+    others = sorted({name.split("/")[0] for name in tracked if "/" in name} - {package, "tests"})
+    (work / "setup.cfg").write_text(
+        "[mutmut]\n"
+        f"source_paths = {package}\n"
+        f"only_mutate = {module}\n"
+        "also_copy =\n" + "".join(f"    {name}\n" for name in others) +
+        "pytest_add_cli_args_test_selection =\n" + "".join(f"    {t}\n" for t in tests_for(module)) +
+        "pytest_add_cli_args =\n    -m\n    not tf\n    -p\n    no:cacheprovider\n    -q\n")
+
+
+def run(module: str, work: Path, command: List[str], children: int) -> int:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # mutmut puts mutants/ first
+    return subprocess.run(["nice", "-n", "10", *command, "run", "--max-children", str(children)],
+                          cwd=work, env=env).returncode
+
+
+def report(module: str, work: Path, command: List[str]) -> dict:
+    """Counts per status and each survivor's diff, from the run in ``work``."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    listing = subprocess.run([*command, "results", "--all", "true"], cwd=work, env=env,
+                             capture_output=True, text=True, check=True).stdout
+    counts: Dict[str, int] = {}
+    survivors = []
+    for line in listing.splitlines():
+        name, _, status = line.strip().rpartition(": ")
+        if not name:
+            continue
+        counts[status] = counts.get(status, 0) + 1
+        if status != "killed":
+            diff = subprocess.run([*command, "show", name], cwd=work, env=env,
+                                  capture_output=True, text=True).stdout
+            survivors.append({"name": name, "status": status, "diff": diff})
+    total = sum(counts.values()) - counts.get("skipped", 0)
+    killed = counts.get("killed", 0) + counts.get("timeout", 0)
+    return {"module": module, "killed": killed, "total": total,
+            "score": round(100 * killed / total, 1) if total else None,
+            "counts": counts, "survivors": survivors}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("modules", nargs="+", help="paths relative to the repository root")
+    parser.add_argument("--work", type=Path, default=Path("/tmp/tf-migrate-mutation"))
+    parser.add_argument("--venv", type=Path, default=Path("/tmp/tf-migrate-mutation/venv"))
+    parser.add_argument("--children", type=int, default=1, help="mutants run at once")
+    parser.add_argument("--report", action="store_true", help="only report the last run")
+    parser.add_argument("--json", type=Path, help="also write the reports here")
+    args = parser.parse_args()
+    command = mutmut_command(args.venv)
+    reports = []
+    for module in args.modules:
+        work = args.work / module.replace("/", "_")
+        if not args.report:
+            prepare(module, work)
+            run(module, work, command, args.children)
+        found = report(module, work, command)
+        reports.append(found)
+        print(f"{module}: {found['killed']}/{found['total']} killed ({found['score']}%) {found['counts']}")
+        for survivor in found["survivors"]:
+            print(f"--- {survivor['status']}: {survivor['name']}\n{survivor['diff']}")
+    if args.json:
+        args.json.write_text(json.dumps(reports, indent=1))
+
+
+if __name__ == "__main__":
+    main()
