@@ -76,3 +76,186 @@ def test_a_tensor_joined_with_an_array_is_unknown(snippet):
         y = x
         """)
     assert s.kind("x").kind == Kind.UNKNOWN
+
+
+def _shape(value):
+    """A value as (kind, element shape, items' kinds, width): what a rule decided."""
+    if value is None:
+        return None
+    items = None if value.items is None else tuple(v.kind for v in value.items)
+    return value.kind, _shape(value.element), items, value.width
+
+
+TENSOR = (Kind.TENSOR, None, None, None)
+
+
+@pytest.mark.parametrize("expr, element", [
+    ("tf.data.Dataset.from_tensor_slices((x, y))",
+     (Kind.DATASET_ELEMENT, None, (Kind.TENSOR, Kind.TENSOR), None)),
+    ("tf.data.Dataset.from_tensors((x, y, z))",
+     (Kind.DATASET_ELEMENT, None, (Kind.TENSOR,) * 3, None)),
+    ("tf.data.Dataset.from_tensor_slices({'a': x})", (Kind.DATASET_ELEMENT, None, None, None)),
+    ("tf.data.Dataset.from_tensor_slices(x)", TENSOR),
+    ("tf.data.Dataset.range(3)", TENSOR),
+    ("tf.data.TFRecordDataset(files)", TENSOR),
+    ("tf.data.TextLineDataset(files)", TENSOR),
+    ("tf.data.FixedLengthRecordDataset(files, 4)", TENSOR),
+    ("tf.data.Dataset.list_files(pattern)", TENSOR),
+    ("tf.data.Dataset.from_generator(gen)", None),
+    ("tf.data.Dataset.from_tensor_slices()", None),
+])
+def test_what_a_dataset_source_yields(snippet, expr, element):
+    value = snippet(HEADER, f"ds = {expr}\n").kind(expr)
+    assert _shape(value) == (Kind.DATASET, element, None, None)
+
+
+def test_a_loop_over_a_dataset_of_pairs_unpacks_tensors(snippet):
+    s = snippet(HEADER, """
+        ds = tf.data.Dataset.from_tensor_slices((x, y)).batch(2)
+        for a, b in ds:
+            print(b)
+        """)
+    assert s.kind("b").kind == Kind.TENSOR
+
+
+@pytest.mark.parametrize("annotation, value", [
+    ("List[tf.Tensor]", (Kind.PYLIST, TENSOR, None, None)),
+    ("typing.Tuple[np.ndarray]", (Kind.PYTUPLE, (Kind.NDARRAY, None, None, None), None, None)),
+    ("List[Foo]", (Kind.PYLIST, None, None, None)),
+    ("list", (Kind.PYLIST, None, None, None)),
+    ("tf.Variable", (Kind.VARIABLE, None, None, None)),
+    ("keras.Model", (Kind.MODEL, None, None, None)),
+    ("Dict[str, tf.Tensor]", (Kind.UNKNOWN, None, None, None)),
+    ("Foo", (Kind.UNKNOWN, None, None, None)),
+])
+def test_annotated_parameters(snippet, annotation, value):
+    s = snippet(HEADER, f"""
+        import typing
+        from typing import Dict, List
+        def f(a: {annotation}):
+            return a
+        """)
+    assert _shape(s.kind("a")) == value
+
+
+CLASSES = """
+class Block(keras.layers.Layer):
+    def call(self, x):
+        return x
+
+class Net(keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.head = keras.layers.Dense(4)
+
+    def call(self, x):
+        return self.head(x)
+
+class Deeper(Net):
+    pass
+
+class Plain:
+    pass
+
+"""
+
+
+@pytest.mark.parametrize("code, expr, value", [
+    ("b = Block()", "Block()", (Kind.LAYER, None, None, None)),
+    ("n = Net()", "Net()", (Kind.MODEL, None, None, 4)),
+    ("n = Deeper()", "Deeper()", (Kind.MODEL, None, None, None)),
+    ("p = Plain()", "Plain()", (Kind.OTHER, None, None, None)),
+    ("y = Net()(x)", "Net()(x)", (Kind.TENSOR, None, None, 4)),
+])
+def test_instances_of_classes_of_the_module(snippet, code, expr, value):
+    s = snippet(HEADER, CLASSES, code + "\n")
+    assert _shape(s.kind(expr)) == value
+
+
+def test_an_instance_of_a_plain_class_is_named_an_instance(snippet):
+    s = snippet(HEADER, CLASSES, "p = Plain()\n")
+    assert s.kind("Plain()").what == "instance"
+
+
+@pytest.mark.parametrize("outputs, width", [
+    ("out", 3), ("[out]", 3), ("(out,)", 3), ("[out, out]", None), ("h", 8), ("inp", None),
+])
+def test_a_functional_model_has_the_width_of_its_one_output(snippet, outputs, width):
+    s = snippet(HEADER, f"""
+        inp = keras.Input((5,))
+        h = keras.layers.Dense(8)(inp)
+        out = keras.layers.Dense(3)(h)
+        m = keras.Model(inp, {outputs})
+        k = keras.Model(inputs=inp, outputs={outputs})
+        """)
+    assert s.kind("m").width == width and s.kind("k").width == width
+
+
+def test_the_value_of_each_binding(snippet):
+    s = snippet(HEADER, """
+        x = tf.ones(3)
+        a = np.zeros(3)
+        y = x
+        b = a
+        """)
+    kinds = [s.model.binding_kind(s.model.last_assignment(name, s.node(name))).kind for name in "xa"]
+    assert kinds == [Kind.TENSOR, Kind.NDARRAY]
+
+
+CALLED = """
+def scaled(x, factor=2.0, *rest, scale, **options):
+    return x, factor, rest, scale, options
+
+def typed_by_keyword(x):
+    return x
+
+y = scaled(tf.ones(3), scale=tf.ones(1))
+z = typed_by_keyword(x=tf.ones(3))
+"""
+
+
+@pytest.mark.parametrize("param, kind", [
+    ("x", Kind.TENSOR),  # passed by position
+    ("factor", Kind.NUMBER),  # its default
+    ("rest", Kind.UNKNOWN),  # after * or ** or keyword-only: not typed from calls
+    ("scale", Kind.UNKNOWN),
+    ("options", Kind.UNKNOWN),
+])
+def test_parameters_typed_from_the_calls_in_the_module(snippet, param, kind):
+    s = snippet(HEADER, CALLED)
+    assert s.model.likely_kind_of(s.node(param, 1)).kind == kind
+
+
+def test_a_parameter_passed_by_keyword_is_typed_from_it(snippet):
+    s = snippet(HEADER, CALLED)
+    assert s.model.likely_kind_of(s.node("x", 3)).kind == Kind.TENSOR
+
+
+def test_a_call_unpacking_arguments_types_nothing(snippet):
+    s = snippet(HEADER, "def f(a):\n    return a\n\nf(tf.ones(3))\nf(*xs)\n")
+    assert s.model.likely_kind_of(s.node("a", 1)).kind == Kind.UNKNOWN
+
+
+def test_a_class_attribute_grown_in_place_stays_a_list(snippet):
+    s = snippet(HEADER, """
+        class Keeper:
+            def __init__(self):
+                self.seen = []
+
+            def add(self, t):
+                self.seen.append(t)
+
+            def all(self):
+                return self.seen
+        """)
+    assert s.kind("self.seen").kind == Kind.PYLIST
+
+
+def test_a_model_inside_a_sequential_gives_it_no_width(snippet):
+    """Only layers are read for the width: a nested model is not (the
+    answer stays unknown, never wrong)."""
+    s = snippet(HEADER, """
+        inner = keras.Sequential([keras.layers.Dense(2)])
+        m = keras.Sequential([keras.layers.Dense(3), inner])
+        """)
+    assert s.kind("m").width is None
