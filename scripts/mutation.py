@@ -2,6 +2,7 @@
 
     python scripts/mutation.py recipes/_model/kinds.py [MODULE ...] [--children 1]
     python scripts/mutation.py --report recipes/_model/kinds.py   # the last run's results
+    python scripts/mutation.py --recheck recipes/_model/kinds.py  # its survivors, current tests
 
 mutmut 3 (maintained; cosmic-ray needs a session database and a separate
 worker per mutant, mutmut forks one pytest per mutant from a warm process)
@@ -12,7 +13,11 @@ the mutated function while mutmut recorded coverage, taken from the fast
 selection ``TESTS`` gives the module (no TensorFlow programs: ``-m "not
 tf"``). mutmut is installed into a virtualenv that sees this Python's
 packages (``--venv``) when it is not importable. The run is niced: the
-machine is shared. docs/mutation.md has the scores and the survivors.
+machine is shared. ``--recheck`` judges the last run's survivors again
+against the current tests (after tests were added) without a new run: each
+survivor's diff is applied to a fresh copy of the tracked files and the
+module's tests run on it, the files named ``--first`` first (``-x``).
+docs/mutation.md has the scores and the survivors.
 """
 
 from __future__ import annotations
@@ -107,15 +112,54 @@ def report(module: str, work: Path, command: List[str]) -> dict:
         if not name:
             continue
         counts[status] = counts.get(status, 0) + 1
-        if status != "killed":
+        if status in ("survived", "no tests", "suspicious"):
             diff = subprocess.run([*command, "show", name], cwd=work, env=env,
                                   capture_output=True, text=True).stdout
             survivors.append({"name": name, "status": status, "diff": diff})
-    total = sum(counts.values()) - counts.get("skipped", 0)
+    total = sum(counts.values()) - counts.get("skipped", 0) - counts.get("not checked", 0)
     killed = counts.get("killed", 0) + counts.get("timeout", 0)
     return {"module": module, "killed": killed, "total": total,
             "score": round(100 * killed / total, 1) if total else None,
             "counts": counts, "survivors": survivors}
+
+
+def _apply(diff: str, path: Path) -> bool:
+    """Apply mutmut's diff of one function (its hunk holds the function's
+    lines only) to ``path`` by exact text; False when it does not apply once."""
+    hunk = [line for line in diff.splitlines() if line[:1] in (" ", "-", "+")
+            and not line.startswith(("---", "+++"))]
+    old = "".join(line[1:] + "\n" for line in hunk if line[0] in " -")
+    new = "".join(line[1:] + "\n" for line in hunk if line[0] in " +")
+    text = path.read_text()
+    if text.count(old) != 1:
+        return False
+    path.write_text(text.replace(old, new))
+    return True
+
+
+def recheck(found: dict, work: Path, first: List[str]) -> dict:
+    """``found``'s survivors judged again against the current tests."""
+    module = found["module"]
+    copy = work / "recheck"
+    tests = first + [t for t in tests_for(module) if t not in first]
+    still = []
+    prepare(module, copy)
+    source = (copy / module).read_text()
+    for survivor in found["survivors"]:
+        (copy / module).write_text(source)
+        if not _apply(survivor["diff"], copy / module):
+            still.append({**survivor, "status": "not applied"})
+            continue
+        env = {**{k: v for k, v in os.environ.items() if k != "PYTHONPATH"}, "PYTHONPATH": str(copy)}
+        code = subprocess.run(["nice", "-n", "10", sys.executable, "-m", "pytest", "-x", "-q",
+                               "-m", "not tf", "-p", "no:cacheprovider", *tests],
+                              cwd=copy, env=env, capture_output=True).returncode
+        if code == 0:
+            still.append(survivor)
+        print(f"{'survived' if code == 0 else 'killed'}: {survivor['name']}", flush=True)
+    killed = found["killed"] + len(found["survivors"]) - len(still)
+    return {**found, "killed": killed, "survivors": still,
+            "score": round(100 * killed / found["total"], 1) if found["total"] else None}
 
 
 def main() -> None:
@@ -125,16 +169,21 @@ def main() -> None:
     parser.add_argument("--venv", type=Path, default=Path("/tmp/tf-migrate-mutation/venv"))
     parser.add_argument("--children", type=int, default=1, help="mutants run at once")
     parser.add_argument("--report", action="store_true", help="only report the last run")
+    parser.add_argument("--recheck", action="store_true",
+                        help="judge the last run's survivors again with the current tests")
+    parser.add_argument("--first", nargs="*", default=[], help="test files --recheck runs first")
     parser.add_argument("--json", type=Path, help="also write the reports here")
     args = parser.parse_args()
     command = mutmut_command(args.venv)
     reports = []
     for module in args.modules:
         work = args.work / module.replace("/", "_")
-        if not args.report:
+        if not (args.report or args.recheck):
             prepare(module, work)
             run(module, work, command, args.children)
         found = report(module, work, command)
+        if args.recheck:
+            found = recheck(found, work, args.first)
         reports.append(found)
         print(f"{module}: {found['killed']}/{found['total']} killed ({found['score']}%) {found['counts']}")
         for survivor in found["survivors"]:

@@ -259,3 +259,51 @@ def test_a_model_inside_a_sequential_gives_it_no_width(snippet):
         m = keras.Sequential([keras.layers.Dense(3), inner])
         """)
     assert s.kind("m").width is None
+
+
+@pytest.mark.parametrize("expr, value", [
+    ("np.pi", (Kind.NUMBER, None)),
+    ("np.newaxis", (Kind.NUMBER, None)),
+    ("tf.float32", (Kind.OTHER, "dtype")),
+    ("np.int64", (Kind.OTHER, "dtype")),
+    ("tf.bfloat16", (Kind.OTHER, "dtype")),
+    ("tf.dtypes.string", (Kind.OTHER, "dtype")),
+    ("np.float", (Kind.OTHER, "dtype")),
+    ("tf.floatx", (Kind.OTHER, "module")),
+    ("tf.keras", (Kind.OTHER, "module")),
+    ("tf.Tensor", (Kind.OTHER, "class")),
+    ("tf.random.float32", (Kind.OTHER, "module")),
+])
+def test_imported_names_used_as_values(snippet, expr, value):
+    found = snippet(HEADER, f"v = {expr}\n").kind(expr)
+    assert (found.kind, found.what) == value
+
+
+@pytest.mark.parametrize("index, kind", [
+    ("0", Kind.STRING), ("1", Kind.NDARRAY), ("-1", Kind.NDARRAY), ("-2", Kind.STRING),
+    ("0x1", Kind.UNKNOWN), ("i", Kind.UNKNOWN), ("-i", Kind.UNKNOWN),
+])
+def test_an_item_of_a_tuple_by_a_literal_index(snippet, index, kind):
+    s = snippet(HEADER, f"pair = ('a', np.zeros(3))\nv = pair[{index}]\n")
+    assert s.kind(f"pair[{index}]").kind == kind
+
+
+@pytest.mark.parametrize("expr, value", [
+    ("'text'", (Kind.STRING, None, None, None)),
+    ("{'a': 1}", (Kind.OTHER, None, None, None)),
+    ("[]", (Kind.PYLIST, None, (), None)),
+    ("()", (Kind.PYTUPLE, None, (), None)),
+    ("[tf.ones(3) for _ in range(2)]", (Kind.PYLIST, TENSOR, None, None)),
+    ("(np.zeros(3))", (Kind.NDARRAY, None, None, None)),
+    ("[1, 2.0]", (Kind.PYLIST, (Kind.NUMBER, None, None, None), (Kind.NUMBER, Kind.NUMBER), None)),
+    ("(np.zeros(3), 'a')", (Kind.PYTUPLE, (Kind.UNKNOWN, None, None, None),
+                            (Kind.NDARRAY, Kind.STRING), None)),
+])
+def test_literals(snippet, expr, value):
+    assert _shape(snippet(HEADER, f"v = {expr}\n").kind(expr)) == value
+
+
+def test_a_generator_expression_yields_its_element(snippet):
+    s = snippet(HEADER, "g = (tf.ones(3) for _ in range(2))\n")
+    found = s.kind("(tf.ones(3) for _ in range(2))")
+    assert (found.kind, found.what, found.element.kind) == (Kind.OTHER, "generator", Kind.TENSOR)
