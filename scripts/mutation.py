@@ -16,7 +16,8 @@ packages (``--venv``) when it is not importable. The run is niced: the
 machine is shared. ``--recheck`` judges the last run's survivors again
 against the current tests (after tests were added) without a new run: each
 survivor's diff is applied to a fresh copy of the tracked files and the
-module's tests run on it, the files named ``--first`` first (``-x``).
+module's tests run on it, or only the files named ``--tests`` (new tests:
+a survivor already passed the others).
 docs/mutation.md has the scores and the survivors.
 """
 
@@ -25,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -131,17 +133,19 @@ def _apply(diff: str, path: Path) -> bool:
     old = "".join(line[1:] + "\n" for line in hunk if line[0] in " -")
     new = "".join(line[1:] + "\n" for line in hunk if line[0] in " +")
     text = path.read_text()
-    if text.count(old) != 1:
-        return False
-    path.write_text(text.replace(old, new))
-    return True
+    for indent in ("", "    "):  # a method's diff is dedented by one level
+        moved_old, moved_new = (re.sub(r"(?m)^(?=.)", indent, s) for s in (old, new))
+        if text.count(moved_old) == 1:
+            path.write_text(text.replace(moved_old, moved_new))
+            return True
+    return False
 
 
-def recheck(found: dict, work: Path, first: List[str]) -> dict:
+def recheck(found: dict, work: Path, only: List[str]) -> dict:
     """``found``'s survivors judged again against the current tests."""
     module = found["module"]
     copy = work / "recheck"
-    tests = first + [t for t in tests_for(module) if t not in first]
+    tests = only or tests_for(module)  # the survivors already passed the rest
     still = []
     prepare(module, copy)
     source = (copy / module).read_text()
@@ -171,8 +175,10 @@ def main() -> None:
     parser.add_argument("--report", action="store_true", help="only report the last run")
     parser.add_argument("--recheck", action="store_true",
                         help="judge the last run's survivors again with the current tests")
-    parser.add_argument("--first", nargs="*", default=[], help="test files --recheck runs first")
+    parser.add_argument("--tests", nargs="*", default=[], help="the only test files --recheck runs")
     parser.add_argument("--json", type=Path, help="also write the reports here")
+    parser.add_argument("--survivors", type=Path,
+                        help="--recheck these (a --json of an earlier report) instead of asking mutmut")
     args = parser.parse_args()
     command = mutmut_command(args.venv)
     reports = []
@@ -181,9 +187,11 @@ def main() -> None:
         if not (args.report or args.recheck):
             prepare(module, work)
             run(module, work, command, args.children)
-        found = report(module, work, command)
+        earlier = json.loads(args.survivors.read_text()) if args.survivors else []
+        found = next((r for r in earlier if r["module"] == module), None) \
+            or report(module, work, command)
         if args.recheck:
-            found = recheck(found, work, args.first)
+            found = recheck(found, work, args.tests)
         reports.append(found)
         print(f"{module}: {found['killed']}/{found['total']} killed ({found['score']}%) {found['counts']}")
         for survivor in found["survivors"]:
