@@ -126,19 +126,28 @@ def report(module: str, work: Path, command: List[str]) -> dict:
 
 
 def _apply(diff: str, path: Path) -> bool:
-    """Apply mutmut's diff of one function (its hunk holds the function's
-    lines only) to ``path`` by exact text; False when it does not apply once."""
+    """Apply mutmut's diff of one function to ``path`` by exact text; False
+    when it does not match once. A method's diff is dedented by one level
+    except for continuation lines, so each line may lack four spaces."""
     hunk = [line for line in diff.splitlines() if line[:1] in (" ", "-", "+")
             and not line.startswith(("---", "+++"))]
-    old = "".join(line[1:] + "\n" for line in hunk if line[0] in " -")
-    new = "".join(line[1:] + "\n" for line in hunk if line[0] in " +")
+    old = [line for line in hunk if line[0] in " -"]
+    pattern = "".join(f"(?P<i{n}>(?:    )?)" + re.escape(line[1:]) + "\n" for n, line in enumerate(old))
     text = path.read_text()
-    for indent in ("", "    "):  # a method's diff is dedented by one level
-        moved_old, moved_new = (re.sub(r"(?m)^(?=.)", indent, s) for s in (old, new))
-        if text.count(moved_old) == 1:
-            path.write_text(text.replace(moved_old, moved_new))
-            return True
-    return False
+    found = list(re.finditer(pattern, text))
+    if len(found) != 1:
+        return False
+    match, n, new = found[0], 0, []  # n: the line of ``old`` reached
+    indent = next(match.group(f"i{k}") for k, line in enumerate(old) if line[0] == "-")
+    for line in hunk:
+        if line[0] == "+":
+            new.append(indent + line[1:] + "\n")
+            continue
+        if line[0] == " ":
+            new.append(match.group(f"i{n}") + line[1:] + "\n")
+        n += 1
+    path.write_text(text[:match.start()] + "".join(new) + text[match.end():])
+    return True
 
 
 def recheck(found: dict, work: Path, only: List[str]) -> dict:
