@@ -131,8 +131,8 @@ def test_symlinks_out_of_the_roots_are_never_followed(tmp_path):
     done, events = audited_run(["fix", "--unsafe-fixes", "--no-cache", str(root)], tmp_path, cwd=tmp_path)
     assert (root / "inner.py").read_bytes() != case.before.read_bytes(), done.stderr  # in the root: fixed
     assert victim.read_bytes() == case.before.read_bytes()  # the same program outside: untouched
-    assert f"{root / 'dir_link'}: symlink out of" in done.stderr
-    assert f"{root / 'file_link.py'}: symlink out of" in done.stderr
+    assert "root/dir_link: symlink out of" in done.stderr  # named relative to the working directory
+    assert "root/file_link.py: symlink out of" in done.stderr
     touched = [e for e in events if e[0] in ("write", "os.rename") and str(outside) in e[1]]
     assert touched == []
     assert (root / "inner_link.py").is_symlink()

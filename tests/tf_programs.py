@@ -97,11 +97,14 @@ def watched_slice(draw, tf: str, np: str) -> Lines:
 
 @st.composite
 def whole_output_target(draw, tf: str, np: str) -> Lines:
-    """scalar-target: the gradient of a model's whole output."""
+    """scalar-target: the gradient of the whole output of a classifier built
+    here (a width > 1: the recipe only fixes a provably multi-class output)."""
     function, x, tape, probs = draw(names(4))
     model = draw(st.sampled_from(["model", "net", "classifier", "base_model"]))
+    width = draw(st.integers(2, 9))
     return [
-        f"def {function}({model}, {x}):",
+        f"def {function}({x}):",
+        f"    {model} = {tf}.keras.Sequential([{tf}.keras.layers.Dense({width}, activation='softmax')])",
         f"    with {tf}.GradientTape() as {tape}:",
         f"        {tape}.watch({x})",
         f"        {probs} = {model}({x})",
@@ -124,12 +127,15 @@ def unused_layer(draw, tf: str, np: str) -> Lines:
 
 @st.composite
 def suffix_mixup(draw, tf: str, np: str) -> Lines:
-    """suffix-mixup: the second attribution still uses the first gradients."""
-    function, inputs, baseline, gradients, result = draw(names(5))
+    """suffix-mixup: the second attribution multiplies by the first input's gradients."""
+    function, model, inputs, baseline, gradients, result, tape, out = draw(names(8))
     return [
-        f"def {function}({inputs}_1, {inputs}_2, {baseline}_1, {baseline}_2):",
-        f"    {gradients}_1 = {tf}.reduce_mean({inputs}_1, axis=0)",
-        f"    {gradients}_2 = {tf}.reduce_mean({inputs}_2, axis=0)",
+        f"def {function}({model}, {inputs}_1, {inputs}_2, {baseline}_1, {baseline}_2):",
+        f"    with {tf}.GradientTape(persistent=True) as {tape}:",
+        f"        {tape}.watch([{inputs}_1, {inputs}_2])",
+        f"        {out} = {model}([{inputs}_1, {inputs}_2])",
+        f"    {gradients}_1 = {tape}.gradient({out}, {inputs}_1)",
+        f"    {gradients}_2 = {tape}.gradient({out}, {inputs}_2)",
         f"    {result}_1 = ({inputs}_1 - {baseline}_1) * {gradients}_1",
         f"    {result}_2 = ({inputs}_2 - {baseline}_2) * {gradients}_1",
         f"    return {result}_1, {result}_2",
