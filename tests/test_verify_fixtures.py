@@ -54,7 +54,7 @@ def reports(request, rewritten):
     paths = [p for case in CASES for p in (case.before, case.after) if p]
     paths += [p for p in rewritten.values() if isinstance(p, Path)]
     report = verify(paths, VerifyOptions(api="2.3", runtimes=(runtime,), jobs=2))
-    return {Path(p.path): p for p in report.programs}
+    return {Path(p.path).resolve(): p for p in report.programs}  # verify names files relative to the cwd
 
 
 def _explain(program) -> str:

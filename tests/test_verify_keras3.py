@@ -31,7 +31,7 @@ def keras3_reports(rewritten):  # noqa: F811 (the imported fixture)
     paths = [p for c in MINE if c.after for p in (c.before, c.after)]
     paths += [rewritten[c.before] for c in MINE if isinstance(rewritten[c.before], Path)]
     report = verify(paths, VerifyOptions(runtimes=(current(keras="3"),), jobs=2))
-    return {Path(p.path): p for p in report.programs}
+    return {Path(p.path).resolve(): p for p in report.programs}  # verify names files relative to the cwd
 
 
 @pytest.mark.tf
