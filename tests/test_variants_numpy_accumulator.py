@@ -18,7 +18,7 @@ PROGRAMS = list(all_programs(FAMILY))
 def _write(programs, folder: Path) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     for program in programs:
-        (folder / f"{program.name}.py").write_text(program.source, encoding="utf-8")
+        (folder / f"{program.name}{program.suffix}").write_text(program.source, encoding="utf-8")
     return folder
 
 
@@ -29,6 +29,10 @@ def test_the_space_keeps_a_third_of_near_misses_and_every_dimension():
     for dimension in ("loop", "write", "constructor", "dtype", "import", "near-miss"):
         for value in FAMILY.DIMENSIONS[dimension]:
             assert f"_{value.split()[0]}" in names, (dimension, value)
+    for style in FAMILY.DIMENSIONS["model style"]:
+        assert any(not p.near_miss and f"_{style}_" in p.name for p in PROGRAMS), style
+    notebooks = [p for p in PROGRAMS if p.suffix == ".ipynb"]
+    assert any(p.near_miss for p in notebooks) and not all(p.near_miss for p in notebooks)
     keras3 = [p for p in PROGRAMS if "_keras3_" in p.name]
     assert keras3 and not any("tensorflow" in p.source for p in keras3)
 
@@ -60,7 +64,8 @@ def test_a_fixed_seed_sample_fails_before_and_trains_after_the_fix(tmp_path, run
         from tf23_runtime import tf23_runtime
         tf23_runtime()  # built and cached, or skipped with the reason
     # seed 3: two safe fixes (enumerate + column in a tf.function, a nested row loop in a Layer)
-    chosen = sample([p for p in PROGRAMS if ("_keras3_" in p.name) == keras3], size, seed=0 if keras3 else 3)
+    chosen = sample([p for p in PROGRAMS if ("_keras3_" in p.name) == keras3 and p.suffix == ".py"], size,
+                    seed=0 if keras3 else 3)
     folder = _write(chosen, tmp_path / "numpy-accumulator")
     files = cs.corpus_files(folder)
     findings, errors = cs.run_check(files, ["numpy-accumulator"], None)

@@ -461,16 +461,18 @@ class Model:
 
     def _find_call_sites(self, function) -> Optional[List]:
         name = function.children[1]
-        if name.value in unseen().names:  # named in a statement this run does not see
-            return None
         method = self.method_class(function) is not None
+        # named in a statement this run does not see; the slice keeps every statement naming a
+        # module-level function (migrate/slicing.py), so there its name is an attribute's
+        if name.value in unseen().names and not _at_module_level(function):
+            return None
         shift = 1 if method and not self.is_static(function) else 0
         if self._name_leaves is None:  # every NAME leaf by its text, built once
             self._name_leaves = _name_leaves(self.root)
         sites = []
         for leaf in self._name_leaves.get(name.value, ()):
-            if leaf is name:
-                continue
+            if leaf is name or not method and _is_attribute_name(leaf):
+                continue  # `obj.pool` names an attribute, not the module function `pool`
             call, at = _call_headed_by(leaf)
             if call is None or not any(f is function for f in self.functions_called(call)):
                 return None  # used otherwise, or another function of that name
@@ -553,6 +555,17 @@ class _Readers:
                     self.global_anywhere |= read.how in ("eval", "exec")
                 elif read.how == "globals":
                     self.global_anywhere = True
+
+
+def _at_module_level(function) -> bool:
+    holder = function.parent.parent if function.parent.type == syms.decorated else function.parent
+    return holder.type == syms.file_input
+
+
+def _is_attribute_name(leaf) -> bool:
+    """``leaf`` is the ``name`` of ``obj.name``."""
+    parent = leaf.parent
+    return parent is not None and parent.type == syms.trailer and parent.children[0].type == token.DOT
 
 
 def _call_headed_by(leaf):

@@ -23,7 +23,7 @@ import re
 import textwrap
 from typing import Iterator, List, Optional, Tuple
 
-from variants import Program
+from variants import Program, notebook
 
 FAMILY = "numpy-accumulator"
 
@@ -37,6 +37,8 @@ IMPORTS = ("np", "numpy", "onp", "from")
 # Keras 3 code written against keras.ops (no TensorFlow import): its own programs
 KERAS3_LOOPS = ("range", "enumerate", "zip", "while", "nested", "none")
 KERAS3_CONSTRUCTORS = ("zeros", "ones", "full", "helper_function", "array", "copy")
+STYLES = ("sequential", "functional", "subclassed", "train_step")
+FORMS = ("script", "notebook")
 NEAR_MISSES = ("constant_mask", "numpy_weights", "tensorarray_mask", "numpy_features",
                "preprocessing", "after_tape", "metric_history", "integer_ids")
 
@@ -50,6 +52,9 @@ DIMENSIONS = {
     "dtype": DTYPES,
     "import": IMPORTS + ("keras3 (keras.ops, no TensorFlow)",),
     "near-miss": NEAR_MISSES,
+    # the styles each context meets in _bugs/_near_misses, crossed further by _styled_programs
+    "model style": STYLES,
+    "form": FORMS,
 }
 
 LABEL = "  # expect: numpy-accumulator safe"
@@ -530,7 +535,120 @@ def _keras3_programs() -> Iterator[Program]:
                 yield Program(f"near_keras3_{kind}_{loop}_{context}_{style}", doc + source, True)
 
 
+# (context, style) pairs the rotation of _bugs/_near_misses does not reach: the NumPy buffer
+# in a function called from a Layer's `call` of a Sequential, functional or train_step model,
+# in a Layer of a train_step model, in a loss compiled on a subclassed model
+_STYLED = (("helper", "sequential"), ("helper", "functional"), ("helper", "train_step"),
+           ("tf_function", "sequential"), ("tf_function", "functional"), ("tf_function", "train_step"),
+           ("layer_call", "train_step"), ("loss", "subclassed"))
+
+_STEPPER = '''
+
+class Stepper(tf.keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.pool = Pool()
+        self.head = tf.keras.layers.Dense(1)
+
+    def call(self, x):
+        return self.head(self.pool(x))
+
+    def train_step(self, data):
+        x, y = data
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.square(y - self(x, training=True)))
+        grads = tape.gradient(loss, self.trainable_variables)
+        self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+        return {"loss": loss}
+'''
+
+
+def _styled_program(context: str, style: str, body: List[str], use: str, helpers: str = "") -> str:
+    """``_program`` for the pairs of _STYLED: a Pool layer (its ``call``, or
+    the function it calls, runs ``body``) in the model ``style`` names, or a
+    loss compiled on a subclassed model."""
+    if context == "loss":
+        source = _program("loss", "sequential", body, use, helpers)
+        return source.replace("tf.keras.Sequential([tf.keras.layers.Dense(3, activation=\"tanh\"), "
+                              "tf.keras.layers.Dense(1)])", "Net()").replace(
+            "\n\ndef functional():", '''
+
+class Net(tf.keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.enc = tf.keras.layers.Dense(3, activation="tanh")
+        self.head = tf.keras.layers.Dense(1)
+
+    def call(self, x):
+        return self.head(self.enc(x))
+
+
+def functional():''', 1)
+    source = _program("layer_call", "subclassed" if style == "train_step" else style, body, use, helpers)
+    if context != "layer_call":  # the body moves to a module function the layer calls
+        call_body = _indent(body, 8) + f"        return tf.cast({use}, tf.float32)\n"
+        decorator = "@tf.function\n" if context == "tf_function" else ""
+        function = f"\n\n{decorator}def pool(h):\n{_indent(body, 4)}    return tf.cast({use}, tf.float32)\n"
+        source = source.replace(call_body, "        return pool(h)\n").replace("\n\nclass Pool(", function + "\n\nclass Pool(", 1)
+    if style == "train_step":
+        source = source.replace("\n\ndef build():", _STEPPER + "\n\ndef build():").replace(
+            "return Wrapper(), None", "return Stepper(), None")
+    return source
+
+
+def _styled_programs() -> Iterator[Program]:
+    """Each pair of _STYLED with four bugs (loop, write and constructor
+    rotated) and the three in-context near-misses."""
+    at = 0
+    for context, style in _STYLED:
+        for n in range(4):
+            loop = LOOPS[at % len(LOOPS)]
+            if loop == "tensor" and style == "train_step":
+                loop = "range"  # Keras does not autograph train_step: see UNCONVERTED
+            write = WRITES[at % len(WRITES)]
+            constructor = ("zeros", "ones", "full", "helper_function", "zeros_like", "array")[at % 6]
+            if write == "mul" and constructor in _ZERO_START or write == "sub" and constructor in _COPIES:
+                constructor = "ones" if write == "mul" else "full"
+            spelling = IMPORTS[at % len(IMPORTS)]
+            at += 1
+            body = [f"buf = {_constructor(constructor, write, 'default')}"] + _label_first_write(_loop_lines(loop, write))
+            use = "tf.transpose(buf)" if write == "column" else "buf"
+            source = _styled_program(context, style, body, use,
+                                     helpers=_HELPER_FUNCTION if constructor == "helper_function" else "")
+            doc = (f'"""numpy-accumulator bug: {write} writes in a {loop} loop into np.{constructor} '
+                   f'in {context} of a {style} model; the tape stops at the buffer."""\n')
+            yield Program(f"bug_styled_{loop}_{write}_{constructor}_{context}_{style}_{spelling}",
+                          doc + _spell(source, spelling), False)
+        for kind in ("constant_mask", "numpy_weights", "tensorarray_mask"):
+            spelling = IMPORTS[at % len(IMPORTS)]
+            loop = LOOPS[at % len(LOOPS)]
+            at += 1
+            body, use = (_TENSORARRAY_BODY, "buf") if kind == "tensorarray_mask" else _near_in_context(kind, loop)
+            source = _styled_program(context, style, body, use)
+            doc = f'"""near-miss: {kind} in {context} of a {style} model, {loop} loop: no tensor stored in NumPy."""\n'
+            yield Program(f"near_styled_{kind}_{loop}_{context}_{style}_{spelling}", doc + _spell(source, spelling), True)
+
+
+def _cells(source: str) -> List[str]:
+    """A program as notebook cells: imports and constants, the model code,
+    then ``training_case()`` and what runs it."""
+    top = re.search(r"^(class |def |@)", source, re.M).start()
+    case = source.index("\n\ndef training_case():")
+    return [source[:top], source[top:case], source[case:]]
+
+
+def _notebooks() -> Iterator[Program]:
+    """Every seventh TensorFlow program (so every context, loop and import
+    rotation is met) again as a notebook."""
+    for at, program in enumerate(list(_bugs()) + list(_near_misses()) + list(_styled_programs())):
+        if at % 7 == 0:
+            yield Program(program.name + "_notebook", notebook(_cells(program.source)), program.near_miss,
+                          suffix=".ipynb")
+
+
 def generate() -> Iterator[Program]:
     yield from _bugs()
     yield from _near_misses()
     yield from _keras3_programs()
+    yield from _styled_programs()
+    yield from _notebooks()
