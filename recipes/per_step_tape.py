@@ -454,7 +454,7 @@ def _use_of(leaf) -> str:
     parent = node.parent
     if parent is not None and parent.type in (s.syms.listmaker, s.syms.testlist_gexp):
         parent = parent.parent
-    if parent is not None and parent.type == s.syms.atom and parent.children[0].value in "[(":
+    if parent is not None and parent.type == s.syms.atom and parent.children[0].value in ("[", "("):
         node, parent = parent, parent.parent
     if parent is not None and parent.type == s.syms.arglist:
         parent = parent.parent
