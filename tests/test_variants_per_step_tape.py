@@ -1,6 +1,6 @@
 """The per-step-tape variant family (tests/variants/per_step_tape.py): every
 program scored by the engine in this process with every recipe (no
-TensorFlow), and a fixed sample of four run by verify, before and after its
+TensorFlow), and a fixed sample of five run by verify, before and after its
 fix, on current TF and on TF 2.3."""
 
 from __future__ import annotations
@@ -17,17 +17,20 @@ from variants import all_programs, families
 FAMILY = families()["per-step-tape"]
 PROGRAMS = list(all_programs(FAMILY))
 # a fixed sample: a stacked path rebuilt per step, a NumPy step of a
-# two-input model, SmoothGrad's samples (a notebook), a near-miss
+# two-input model, a watched Python number (unsafe fix), SmoothGrad's
+# samples, a near-miss (a notebook)
 SAMPLE = [p for p in PROGRAMS if p.name in {
     "stacked_for_range_subclassed_short_np_linspace", "numpy_step_for_range_two_input_short_np_linspace",
-    "noise_samples_while_functional_descriptive", "bound_slice_enumerate_sequential_short_tf_linspace"}]
+    "number_scale_for_alphas_functional_short_np_linspace", "noise_samples_while_functional_descriptive",
+    "bound_slice_enumerate_sequential_short_list"}]
 
 
 def test_the_space_is_hundreds_of_programs_a_third_near_misses_with_notebooks():
-    assert len(SAMPLE) == 4 and any(p.suffix == ".ipynb" for p in SAMPLE)
+    assert len(SAMPLE) == 5 and any(p.suffix == ".ipynb" for p in SAMPLE)
     misses = sum(p.near_miss for p in PROGRAMS)
     assert len(PROGRAMS) >= 300 and misses * 3 >= len(PROGRAMS)
     labelled = {p.name for p in PROGRAMS if "# expect: per-step-tape" in p.source}
+    assert sum("# expect: per-step-tape unsafe" in p.source for p in PROGRAMS) >= 30
     assert labelled == {p.name for p in PROGRAMS if not p.near_miss}
 
 

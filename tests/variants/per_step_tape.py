@@ -12,6 +12,9 @@ asks for, or tape.watch raises on it):
   baseline)``, fed as ``path[i:i + 1]``; safe: the slice bound to a name;
 - ``numpy_step``: the step computed in NumPy (``np.asarray(...)``) and
   watched: tape.watch raises; safe: converted once to a tensor by name;
+- ``number_scale``: a Python number (a scale on the step, ``scale = 1.0``)
+  watched with the step: tape.watch raises; unsafe: converted once, but the
+  tape multiplies by it (a tensor does not promote dtypes as NumPy does);
 - ``noise_samples``: SmoothGrad's noisy samples drawn at once and indexed
   in the loop; safe: the sample bound to one name;
 - ``reevaluated``: the interpolation itself watched, fed and
@@ -41,7 +44,7 @@ from variants.ig_attribution import HEADER, REFERENCE, _scalar_check, _scalar_mo
 
 FAMILY = "per-step-tape"
 
-BUGS = ("stacked", "stacked_batch", "numpy_step", "noise_samples", "reevaluated")
+BUGS = ("stacked", "stacked_batch", "numpy_step", "number_scale", "noise_samples", "reevaluated")
 MISSES = ("named", "bound_slice", "list_path", "variable", "converted", "noise_named")
 LOOPS = ("for_range", "for_alphas", "while", "enumerate")
 STYLES = ("sequential", "functional", "subclassed", "two_input")
@@ -74,6 +77,7 @@ _DOCS = {
     "stacked_batch": "the path is built at once and indexed in the loop (fed as a batch of one): each slice is "
                      "a new tensor, so the gradient is None",
     "numpy_step": "the step is a NumPy array: tape.watch raises ValueError on it",
+    "number_scale": "the scale watched with the step is a Python number: tape.watch raises ValueError on it",
     "noise_samples": "the noisy samples are drawn at once and indexed in the loop: each slice is a new tensor, "
                      "so the gradient is None",
     "reevaluated": "the interpolation is watched, fed and differentiated as three evaluations: three tensors, "
@@ -107,7 +111,8 @@ def _ig(case: str, loop: str, style: str, naming: str, alphas_kind: str, label: 
     other = ", other" if style == "two_input" else ""
     point = f"baseline + {alpha} * (x - baseline)"
     setup = [f"{alphas} = {_ALPHAS[alphas_kind]}"]
-    before, watched, fed, asked = [], step, step, step
+    before, after, watched, fed, asked = [], [], step, step, step
+    collect = ""  # the statement after the tape: the gradient asked for the step
     if case == "stacked":
         setup.append(f"{path} = tf.stack([baseline + {alpha} * (x - baseline) for {alpha} in {alphas}])")
         watched = fed = asked = f"{path}[i]"
@@ -120,6 +125,13 @@ def _ig(case: str, loop: str, style: str, naming: str, alphas_kind: str, label: 
     elif case == "numpy_step":
         setup += ["x_host = x.numpy()", "baseline_host = np.zeros_like(x_host)"]
         before.append(f"{step} = np.asarray(baseline_host + {alpha} * (x_host - baseline_host), dtype=np.float32)")
+    elif case == "number_scale":
+        setup += ["scale = 1.0", "sensitivity = []"]
+        before.append(f"{step} = {point}")
+        watched, fed = f"[{step}, scale]", f"{step} * scale"
+        collect = (f"step_grad, scale_grad = tape.gradient(out, [{step}, scale])\n"
+                   f"        {grads}.append(step_grad)\n        sensitivity.append(scale_grad)")
+        after.append("print('scale sensitivity', float(tf.add_n(sensitivity)))")
     elif case == "converted":
         setup += ["x_host = x.numpy()", "baseline_host = np.zeros_like(x_host)"]
         before.append(f"{step} = tf.convert_to_tensor(np.asarray(baseline_host + {alpha} * (x_host - "
@@ -134,6 +146,7 @@ def _ig(case: str, loop: str, style: str, naming: str, alphas_kind: str, label: 
     elif case == "list_path":
         setup.append(f"{path} = [baseline + {alpha} * (x - baseline) for {alpha} in {alphas}]")
         watched = fed = asked = f"{path}[i]"
+    collect = collect or f"{grads}.append(tape.gradient(out, {asked}))"
     header, bind, count = _loop(loop, alphas, alpha)
     uses_alpha = case not in ("stacked", "stacked_batch", "bound_slice", "list_path")
     body = ([bind] if bind and uses_alpha else []) + before
@@ -148,8 +161,8 @@ def explain(model, x{other}):
 {lines}        with tf.GradientTape() as tape:
             tape.watch({watched}){label}
             out = {_feed(style, fed)}
-        {grads}.append(tape.gradient(out, {asked})){count}
-    {grads} = tf.stack({grads})
+        {collect}{count}
+{"".join(f"    {line}{chr(10)}" for line in after)}    {grads} = tf.stack({grads})
     avg = tf.reduce_mean(({grads}[:-1] + {grads}[1:]) / 2.0, axis=0)
     return (x - baseline) * tf.reshape(avg, tf.shape(x))
 '''
@@ -184,7 +197,7 @@ def explain(model, x{other}, sigma=0.1):
 
 def _program(case: str, loop: str, style: str, naming: str, alphas_kind: str) -> Tuple[str, str, bool]:
     bug = case in BUGS
-    label = "  # expect: per-step-tape safe" if bug else ""
+    label = f"  # expect: per-step-tape {'unsafe' if case == 'number_scale' else 'safe'}" if bug else ""
     smooth = case.startswith("noise")
     name = f"{case}_{loop}_{style}_{naming}" + ("" if smooth else f"_{alphas_kind}")
     doc = f"per-step-tape {name}: {_DOCS[case]}{'' if bug else ' (correct)'}."
