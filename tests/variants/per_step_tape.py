@@ -211,7 +211,7 @@ def _program(case: str, loop: str, style: str, naming: str, alphas_kind: str) ->
 
 
 def generate() -> Iterator[Program]:
-    """Every program; the alphas spelling turns with each IG program, every
+    """Every program; the alphas spelling turns with each program, every
     seventh program is a notebook."""
     turn = itertools.cycle(ALPHAS)
     crossed = itertools.product(BUGS + MISSES, LOOPS, STYLES, NAMINGS)
