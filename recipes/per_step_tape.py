@@ -441,8 +441,9 @@ def _host_watch(name, tape: Tape, watch_call, model) -> Optional[_Decision]:
 
 def _use_of(leaf) -> str:
     """How the tape reads a watched name: ``"argument"`` of a call (indexed
-    or not: ``model(x[None])``), ``"attribute"`` (``x.reshape``: a tensor may
-    not have it), or ``"operand"`` of arithmetic and anything else."""
+    or not: ``model(x[None])``; an item of a list or tuple passed to it:
+    ``model([x, other])``), ``"attribute"`` (``x.reshape``: a tensor may not
+    have it), or ``"operand"`` of arithmetic and anything else."""
     node = leaf
     following = leaf.next_sibling
     if following is not None and following.type == s.syms.trailer:
@@ -451,6 +452,10 @@ def _use_of(leaf) -> str:
         if following.children[0].value == "[" and following is node.parent.children[-1]:
             node = node.parent
     parent = node.parent
+    if parent is not None and parent.type in (s.syms.listmaker, s.syms.testlist_gexp):
+        parent = parent.parent
+    if parent is not None and parent.type == s.syms.atom and parent.children[0].value in ("[", "("):
+        node, parent = parent, parent.parent
     if parent is not None and parent.type == s.syms.arglist:
         parent = parent.parent
     is_argument = parent is not None and parent.type == s.syms.trailer and parent.children[0].value == "("

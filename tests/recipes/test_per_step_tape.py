@@ -367,6 +367,21 @@ def test_a_watched_python_number_that_is_an_operand_in_the_tape_is_an_unsafe_fix
     assert "return tape.gradient(y, [x_tensor, scale_tensor])" in fixed_body
 
 
+def test_a_watched_numpy_array_fed_in_a_list_of_model_inputs_is_a_safe_fix():
+    """``model([x, other])`` passes the array to a call (a multi-input
+    model), it is no arithmetic operand (tests/variants/per_step_tape.py)."""
+    result = run_body("""
+        def saliency(model, image, other):
+            x = image.numpy()
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                y = model([x[None], other])
+            return tape.gradient(y, x) * x
+        """, "per-step-tape", unsafe=False)
+    assert [(d.safety, d.applied) for d in result.diagnostics] == [("safe", True)]
+    assert "y = model([x_tensor[None], other])" in body_of(result)
+
+
 @pytest.mark.parametrize("body", [
     # an array method a tensor does not have
     "def f(model):\n    x = np.random.rand(1, 3)\n    with tf.GradientTape() as tape:\n        tape.watch(x)\n"
