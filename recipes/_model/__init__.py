@@ -21,6 +21,8 @@ and memoized):
   tape, tape_callee, tf_function), ``m.tapes``, ``m.tape_of(node)``,
   ``m.tape_named(name, at)``, ``m.after_tape(node)``; a Tape gives its
   ``watch_arguments()`` and ``later_statements(names)``;
+- differentiated targets (differentiation.py): ``m.differentiation.walk(target)``
+  -> ``Slice`` (live, cut ops, assigns read on the way, reads);
 - gradient data flow (gradients.py): ``m.gradient_flow`` -> ``of(expr)``
   (``Flow``: origins, the origins a gradient is taken with respect to),
   ``of_bindings(bindings)``, ``difference_input(expr)`` (``x`` of ``x - baseline``).
@@ -39,6 +41,7 @@ from migrate.slicing import unseen
 from . import flow
 from ._tree import split_arguments, syms, token
 from .contexts import Context, Contexts, Tape
+from .differentiation import Differentiation
 from .flow import MANY, NOT_VARIABLES, Binding, DynamicRead, Scope, attribute_path, statement_of
 from .gradients import Flow, GradientFlow
 from .imports import build_imports, canonical
@@ -141,6 +144,7 @@ class Model:
         self._attributes: Dict[int, Dict[str, List[Binding]]] = {}
         self._reader_summary: Optional[_Readers] = None
         self._gradient_flow: Optional[GradientFlow] = None
+        self._differentiation: Optional[Differentiation] = None
         self._answering = False
 
     # ------------------------------------------------------------ names and imports
@@ -510,6 +514,13 @@ class Model:
         if self._gradient_flow is None:
             self._gradient_flow = GradientFlow(self)
         return self._gradient_flow
+
+    @property
+    def differentiation(self) -> "Differentiation":
+        """What differentiated targets are made of, and where they are cut (differentiation.py)."""
+        if self._differentiation is None:
+            self._differentiation = Differentiation(self)
+        return self._differentiation
 
     @_guarded(None)
     def tape_of(self, node) -> Optional[Tape]:

@@ -1,0 +1,108 @@
+"""nondifferentiable-op: a value is differentiated, but every path from the
+variables to it runs through an op that has no gradient.
+
+What it reports: ``tf.argmax``/``argmin``/``argsort``, ``tf.round``/
+``floor``/``ceil``/``sign``, ``K.round``, the ``tf.math.*`` spellings,
+comparisons (``a > b``, ``tf.equal``) and casts to an integer or bool dtype
+(``tf.cast(x, tf.int32)``), when their input is differentiable (a model or
+layer output, a variable, a watched tensor, ``y_pred``) and their output
+reaches a differentiated target that nothing differentiable reaches
+otherwise: the first argument of ``tape.gradient``, a loss handed to
+``compile``, the function of a ``Lambda`` layer applied to a layer's output,
+a Keras ``call``, ``minimize``'s loss (the semantic model's
+``differentiation`` walk, ``recipes/_model/differentiation.py``).
+
+Why this is a bug: these ops are piecewise constant (or integer-valued):
+TensorFlow registers no gradient for them, so the tape returns None for
+every variable behind them and Keras raises "No gradients provided for any
+variable" (a ``Lambda(argmax)`` inside a model leaves every layer before it
+without gradients).
+
+Way out (the message names the one that fits the op):
+- rounding: a straight-through estimator ``x + tf.stop_gradient(tf.round(x) - x)``
+  (the forward value is rounded, the gradient is the identity's);
+- argmax / argsort: a soft surrogate (``tf.nn.softmax`` probabilities, a
+  soft ranking) instead of the hard index;
+- comparisons and integer casts: a soft threshold (``tf.sigmoid(k * (a - b))``),
+  or keep the value float;
+- any of them: ``tf.custom_gradient`` to define the gradient you want.
+
+Left alone: such ops whose output does not reach the target (accuracy
+computed beside the loss, a metric handed to ``compile``: Keras never
+differentiates metrics), ops on data only (``tf.argmax(y_true)``), indices
+used to pick from a differentiable tensor (``tf.gather(x, tf.argmax(...))``,
+``x[tf.argmax(...)]``, a ``tf.where`` condition, a mask multiplied with a
+differentiable value), straight-through forms (another path is live), and
+targets the walk cannot follow to the end (an unknown function on the way).
+
+CAVEATS:
+- report only: which surrogate keeps the model's meaning is the author's call.
+- a Keras ``call`` or a ``Lambda`` layer is reported only in a module that
+  trains something (a tape's gradient, ``compile``, ``fit``): a layer that
+  ends in an argmax for inference is fine as long as nobody trains through it.
+- a target with one live path and another cut (a loss term that only some
+  variables reach through a rounding) is not reported: only a target that
+  nothing differentiable reaches is provably without gradients.
+"""
+
+from __future__ import annotations
+
+from migrate.recipe import Recipe, propose
+from recipes._fissix import per_tree, shown
+from recipes._model import model_of
+from recipes._model.differentiation import ROUNDING, library_op
+
+_OPS = "'argmax'|'argmin'|'argsort'|'round'|'rint'|'floor'|'ceil'|'sign'|'cast'|'equal'|'not_equal'|" \
+       "'greater'|'greater_equal'|'less'|'less_equal'|'logical_and'|'logical_or'|'logical_not'|'in_top_k'"
+CALL = f"power< any* trailer< '.' ({_OPS}) > trailer< '(' any* ')' > any* > | power< ({_OPS}) trailer< '(' any* ')' > any* >"
+COMPARISON = "comparison< any ('<'|'>'|'<='|'>='|'=='|'!=') any >"
+_WAY_OUT = {
+    "rounding": "a straight-through estimator `x + tf.stop_gradient(tf.round(x) - x)` keeps the rounded value "
+                "and the identity's gradient",
+    "index": "use a soft surrogate (`tf.nn.softmax` probabilities, a soft ranking) instead of the hard index",
+    "threshold": "use a soft threshold (`tf.sigmoid(k * (a - b))`) or keep the value float",
+}
+_HOW = {"tape": "the tape's target", "loss": "the compiled loss", "lambda": "this Lambda layer's output",
+        "call": "this layer's output", "minimize": "the minimized loss"}
+
+
+def _cut_ops(root) -> dict:
+    """id of each cut op -> the target it cuts off, over every fully cut target."""
+    differentiation = model_of(root).differentiation
+    found = {}
+    for target in differentiation.targets():
+        if target.how in ("lambda", "call") and not differentiation.trains():
+            continue
+        walked = differentiation.walk(target.node)
+        if walked.live or walked.opaque:
+            continue
+        for cut in walked.cuts:
+            found.setdefault(id(cut), target)
+    return found
+
+
+def _cuts_a_target(node, capture, filename) -> bool:
+    return id(node) in per_tree(node, "nondifferentiable-op", _cut_ops)
+
+
+def _report(node, capture, filename) -> None:
+    target = per_tree(node, "nondifferentiable-op", _cut_ops)[id(node)]
+    op = library_op(model_of(node), node)
+    way = "rounding" if op in ROUNDING else "index" if op in ("argmax", "argmin", "argsort", "in_top_k") \
+        else "threshold"
+    what = f"`{shown(node)}`"
+    propose(node, f"{what} has no gradient, and {_HOW[target.how]} depends on the trainable values only "
+                  f"through ops like it: every gradient is None. Way out: {_WAY_OUT[way]}, or define one "
+                  "with `tf.custom_gradient`", fixable=False)
+
+
+RECIPE = Recipe(
+    id="nondifferentiable-op",
+    summary="argmax/round/integer cast/comparison between the variables and a differentiated loss (report)",
+    safety="safe",
+    query=lambda q: q.select(CALL).filter(_cuts_a_target).modify(_report)
+                     .select(COMPARISON).filter(_cuts_a_target).modify(_report),
+    tokens=("argmax", "argmin", "argsort", "round", "rint", "floor", "ceil", "sign", "cast", "equal", "greater",
+            "less", "logical_", "in_top_k", "<", ">"),
+    before_fails="none-gradient",
+)
