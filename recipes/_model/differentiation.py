@@ -66,6 +66,8 @@ _NOT_DATA = frozenset({"axis", "dtype", "name", "keepdims", "keep_dims", "shape"
 _INTEGER_DTYPES = frozenset({"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "bool"})
 _NO_VALUE_ATTRIBUTES = frozenset({"shape", "dtype", "ndim", "name", "device", "rank"})
 _BUILTINS_NOT_DIFFERENTIABLE = frozenset({"int", "float", "bool", "len", "round", "str", "isinstance", "range"})
+_BUILTINS_PASSING = frozenset({"zip", "enumerate", "list", "tuple", "sorted", "reversed", "sum", "min", "max",
+                               "abs", "map", "filter", "iter", "next"})
 ASSIGNS = frozenset({"assign", "assign_add", "assign_sub"})
 _VARIABLE_LISTS = frozenset({"trainable_variables", "variables", "weights", "trainable_weights"})
 _GRADIENT_METHODS = frozenset({"gradient", "jacobian", "batch_jacobian"})
@@ -119,6 +121,8 @@ class Differentiation:
         self.model = model
         self._losses: Optional[Set[int]] = None
         self._targets: Optional[List[Target]] = None
+        self._weight_assigns: Optional[Dict[str, List]] = None
+        self._watched: Optional[Set[Tuple[int, str]]] = None
 
     def walk(self, target, params_live: bool = True) -> Slice:
         """The slice behind ``target`` (an expression, or a funcdef/lambda
@@ -166,6 +170,27 @@ class Differentiation:
                 function = model.index.scopes[function_id].node
                 yield Target(function, "call" if how == "keras_call" else "loss", function)
 
+    def watched(self) -> Set[Tuple[int, str]]:
+        """(scope id, name) of every name a tape watches."""
+        if self._watched is None:
+            self._watched = {(id(tape.scope), unparen(arg).value) for tape in self.model.tapes
+                             for arg in tape.watch_arguments() if unparen(arg).type == token.NAME}
+        return self._watched
+
+    def weight_assigns(self, owner: str) -> List:
+        """``v.assign(...)`` calls whose ``v`` is an element of ``owner``'s
+        variable list (``variable_list_owner``)."""
+        if self._weight_assigns is None:
+            self._weight_assigns = {}
+            for scope in self.model.index.scopes.values():
+                for callee, call in scope.calls:
+                    receiver, _, method = callee.rpartition(".")
+                    if method in ASSIGNS and "." not in receiver and len(call.children) == 3:
+                        name = variable_list_owner(self.model, call.children[0])
+                        if name is not None:
+                            self._weight_assigns.setdefault(name, []).append(call)
+        return self._weight_assigns.get(owner, [])
+
     def compiled_losses(self) -> Set[int]:
         """Ids of the funcdefs handed to ``compile`` as losses (not metrics:
         Keras never differentiates a metric)."""
@@ -209,17 +234,23 @@ def is_cut(model: "Model", node, trailer=None) -> bool:
 
 def variable_list_owner(model: "Model", receiver) -> Optional[str]:
     """``M`` when ``receiver`` (a NAME) is an element of ``M.trainable_variables``
-    (``for v, w in zip(M.trainable_variables, ...)``, ``for v in M.weights``)."""
+    (``for v in M.weights``, ``for v, w in zip(M.trainable_variables, ...)``)."""
     if receiver.type != token.NAME:
         return None
     bindings = model.reaching(receiver.value, receiver)
     if len(bindings) != 1 or bindings[0].how != "for" or bindings[0].source is None:
         return None
-    for node in bindings[0].source.pre_order():
-        if node.type == syms.power and len(node.children) == 2 and node.children[0].type == token.NAME \
-                and node.children[1].type == syms.trailer and node.children[1].children[0].type == token.DOT \
-                and node.children[1].children[1].value in _VARIABLE_LISTS:
-            return node.children[0].value
+    source, path = unparen(bindings[0].source), bindings[0].path
+    if path and source.type == syms.power and str(source.children[0]).strip() == "zip" and len(source.children) == 2:
+        positional, _ = split_arguments(source.children[1])
+        source = positional[path[0]] if path[0] < len(positional) else None
+    elif path:
+        return None
+    if source is not None and source.type == syms.power and len(source.children) == 2 \
+            and source.children[0].type == token.NAME and source.children[1].type == syms.trailer \
+            and source.children[1].children[0].type == token.DOT \
+            and source.children[1].children[1].value in _VARIABLE_LISTS:
+        return source.children[0].value
     return None
 
 
@@ -310,7 +341,8 @@ class _Walker:
         bindings = self.model.reaching(leaf.value, leaf)
         if not bindings:
             return True  # a name this module does not bind: anything
-        return any([self.binding(b, frame) for b in bindings])
+        found = any([self.binding(b, frame) for b in bindings])
+        return found or (id(self.model.scope_of(leaf)), leaf.value) in self.owner.watched()
 
     def binding(self, b: Binding, frame) -> bool:
         if b is MANY:
@@ -365,10 +397,7 @@ class _Walker:
         method = call.children[-2].children[-1].value
         positional, keywords = split_arguments(trailer)
         if method in ASSIGNS:
-            value = positional[0] if positional else keywords.get("value")
-            if value is not None and self.expr(value, frame) and id(call) not in self.recorded:
-                self.recorded.add(id(call))
-                self.slice.assigns.append(call)
+            self.assigned(call, frame)
             return True
         return any([self.expr(a, frame) for a in positional])
 
@@ -378,10 +407,16 @@ class _Walker:
         children = node.children
         if children[0].type == token.NAME and children[0].value == "await":
             return False
-        if any(c.type == token.DOUBLESTAR for c in children):
-            return any([self.expr(c, frame) for c in children if c.type != token.DOUBLESTAR])
+        stars = [i for i, c in enumerate(children) if c.type == token.DOUBLESTAR]
+        if stars:  # ``a.b ** 2``: the chain before ``**``, and the exponent
+            return self.chain(node, stars[0], frame) | self.expr(children[stars[0] + 1], frame)
+        return self.chain(node, len(children), frame)
+
+    def chain(self, node, end: int, frame) -> bool:
+        """The value of ``node.children[:end]``: a name and its trailers."""
+        children = node.children
         live: Optional[bool] = None
-        for i in range(1, len(children)):
+        for i in range(1, end):
             trailer = children[i]
             if trailer.type != syms.trailer:
                 return False
@@ -390,7 +425,7 @@ class _Walker:
                 live = self.call(node, i, frame, live)
             elif opener == "[":
                 live = self.expr(children[0], frame) if live is None else live
-            elif opener == "." and (i + 1 >= len(children) or children[i + 1].children[0].value != "("):
+            elif opener == "." and (i + 1 >= end or children[i + 1].children[0].value != "("):
                 live = self.attribute(node, i, frame, live)
         return bool(live) if live is not None else self.expr(children[0], frame)
 
@@ -420,9 +455,11 @@ class _Walker:
         if callee is not None:  # numpy, another library: its own recipes' business
             return any([self.expr(a, frame) for a in positional])
         head = children[0]
-        if at == 1 and head.type == token.NAME and head.value in _BUILTINS_NOT_DIFFERENTIABLE \
-                and not self.model.reaching(head.value, head):
+        builtin = at == 1 and head.type == token.NAME and not self.model.reaching(head.value, head)
+        if builtin and head.value in _BUILTINS_NOT_DIFFERENTIABLE:
             return False
+        if builtin and head.value in _BUILTINS_PASSING:
+            return any([self.expr(a, frame) for a in positional])
         if at == 1 and (frame is None or frame.depth < _DEPTH) and self.model.functions_called(node):
             inlined = self.inline(self.model.functions_called(node), positional, keywords, frame)
             if inlined is not None:
@@ -437,7 +474,27 @@ class _Walker:
             return True
         if self.model.kind_of(head).kind not in (Kind.MODEL, Kind.LAYER):
             self.slice.opaque = True  # a function this module cannot see into
+        elif head.type == token.NAME:
+            self.weights_assigned(head.value, node, frame)
         return True
+
+    def weights_assigned(self, owner: str, call, frame) -> None:
+        """``M(x)`` reads M's weights: an assign to one of them earlier in
+        the same tape (``for v, w in zip(M.trainable_variables, ...):
+        v.assign(...)``) is on the way too."""
+        tape = self.model.tape_of(call)
+        if tape is None:
+            return
+        for assign in self.owner.weight_assigns(owner):
+            if self.model.tape_of(assign) is tape and assign.get_lineno() < call.get_lineno():
+                self.assigned(assign, frame)
+
+    def assigned(self, call, frame) -> None:
+        positional, keywords = split_arguments(call.children[-1])
+        value = positional[0] if positional else keywords.get("value")
+        if value is not None and self.expr(value, frame) and id(call) not in self.recorded:
+            self.recorded.add(id(call))
+            self.slice.assigns.append(call)
 
     def library_call(self, node, trailer, op, positional, keywords, frame) -> bool:
         if op in ("Variable", "add_weight"):
