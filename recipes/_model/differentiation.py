@@ -425,6 +425,7 @@ class _Walker:
                 live = self.call(node, i, frame, live)
             elif opener == "[":
                 live = self.expr(children[0], frame) if live is None else live
+                self.read([trailer.children[1]], frame)
             elif opener == "." and (i + 1 >= end or children[i + 1].children[0].value != "("):
                 live = self.attribute(node, i, frame, live)
         return bool(live) if live is not None else self.expr(children[0], frame)
@@ -457,10 +458,12 @@ class _Walker:
         head = children[0]
         builtin = at == 1 and head.type == token.NAME and not self.model.reaching(head.value, head)
         if builtin and head.value in _BUILTINS_NOT_DIFFERENTIABLE:
+            self.read(positional, frame)
             return False
         if builtin and head.value in _BUILTINS_PASSING:
             return any([self.expr(a, frame) for a in positional])
-        if at == 1 and (frame is None or frame.depth < _DEPTH) and self.model.functions_called(node):
+        if at == 1 and (frame is None or frame.depth < _DEPTH) and self.model.functions_called(node) \
+                and not any(_decorated(f) for f in self.model.functions_called(node)):
             inlined = self.inline(self.model.functions_called(node), positional, keywords, frame)
             if inlined is not None:
                 return inlined
@@ -499,18 +502,28 @@ class _Walker:
     def library_call(self, node, trailer, op, positional, keywords, frame) -> bool:
         if op in ("Variable", "add_weight"):
             return True
+        every = [a for a in positional if a.type != syms.argument] + \
+            [v for k, v in keywords.items() if k not in _NOT_DATA]
         if op in _FRESH:
+            self.read(every, frame)
             return False
         if is_cut(self.model, node, trailer):
             data = positional[:1] or [v for k, v in keywords.items() if k in ("x", "input", "a", "values")]
             self.cut(node, data, frame)
+            self.read(every, frame)
             return False
         places = _DATA_ARGUMENTS.get(op)
         if places is not None:
             data = [positional[p] if p < len(positional) else keywords.get(k) for p, k in places]
+            self.read(every, frame)
             return any([self.expr(d, frame) for d in data if d is not None])
-        return any([self.expr(a, frame) for a in positional if a.type != syms.argument]
-                   + [self.expr(v, frame) for k, v in keywords.items() if k not in _NOT_DATA])
+        return any([self.expr(a, frame) for a in every])
+
+    def read(self, nodes, frame) -> None:
+        """Follow what a value reads without a gradient path (indices, a
+        fresh value's arguments): ``reads`` must hold every dependence."""
+        for node in nodes:
+            self.expr(node, frame)
 
     def inline(self, functions, positional, keywords, frame) -> Optional[bool]:
         found = False
@@ -559,3 +572,8 @@ def _applied_to_a_layer_output(model: "Model", call, trailer) -> bool:
     value = model.assigned_value(positional[0].value, positional[0])
     callee = model.callee(value) if value is not None else None
     return not (callee or "").endswith(("layers.Input", "keras.Input"))
+
+
+def _decorated(function) -> bool:
+    """A decorated function (``@tf.custom_gradient``...) is not what its body says."""
+    return function.parent is not None and function.parent.type == syms.decorated
