@@ -71,7 +71,7 @@ def _unconnected(node):
             continue
         bindings = model.reaching(source.value, source)
         if not bindings or any(b.how not in ("assign", "annassign") for b in bindings) \
-                or any(id(b) in walked.reads for b in bindings):
+                or any(id(b) in walked.reads or id(b.source) in walked.values for b in bindings):
             continue
         kind = model.kind_of(source).kind
         recorded = (id(model.scope_of(source)), source.value) in watched \

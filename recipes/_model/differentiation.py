@@ -17,7 +17,8 @@ assignments, arithmetic, TensorFlow calls and the module's own functions
 - ``assigns``: ``v.assign(value)`` calls with a live ``value`` whose
   variable is then read on the way to the target (the gradient stops at the
   assign: the read sees the variable, not the value's inputs);
-- ``reads``: the bindings the target reads; ``calls``: the calls of models,
+- ``reads``: the bindings the target reads, ``values``: ids of the
+  expressions it was followed through; ``calls``: the calls of models,
   layers and unknown functions on the way; ``opaque``: something on the way
   could not be followed (an unknown function, too many bindings, budget).
 
@@ -44,7 +45,7 @@ if TYPE_CHECKING:
 CUT_OPS = frozenset({"argmax", "argmin", "argsort", "round", "rint", "floor", "ceil", "sign", "equal",
                      "not_equal", "greater", "greater_equal", "less", "less_equal", "logical_and",
                      "logical_or", "logical_not", "logical_xor", "in_top_k"})
-ROUNDING = frozenset({"round", "floor", "ceil"})
+ROUNDING = frozenset({"round", "rint", "floor", "ceil"})
 _LIBRARIES = ("tensorflow.", "keras.", "tf_keras.")
 # calls whose result is a new value, not a differentiable function of their arguments
 _FRESH = frozenset({"zeros_like", "ones_like", "zeros", "ones", "fill", "shape", "size", "rank", "range",
@@ -85,6 +86,7 @@ class Slice:
     cuts: List = field(default_factory=list)
     assigns: List = field(default_factory=list)
     reads: Set[int] = field(default_factory=set)
+    values: Set[int] = field(default_factory=set)
     calls: List = field(default_factory=list)
     opaque: bool = False
 
@@ -132,6 +134,7 @@ class Differentiation:
             walker.slice.live = walker.target(target)
         except (_Exhausted, RecursionError):
             return Slice(opaque=True)
+        walker.slice.values = {node for node, _ in walker.memo}
         return walker.slice
 
     def targets(self) -> List["Target"]:
@@ -453,8 +456,13 @@ class _Walker:
         callee = self.model.qualified_children(children[:at])
         if callee is not None and callee.startswith(_LIBRARIES):
             return self.library_call(node, trailer, callee.rpartition(".")[2], positional, keywords, frame)
-        if callee is not None:  # numpy, another library: its own recipes' business
+        if callee is not None and callee.startswith("numpy."):  # NumPy on tensors: its own recipe's business
             return any([self.expr(a, frame) for a in positional])
+        if callee is not None:  # another library: anything may happen inside
+            self.read(positional + list(keywords.values()), frame)
+            self.slice.calls.append(node)
+            self.slice.opaque = True
+            return True
         head = children[0]
         builtin = at == 1 and head.type == token.NAME and not self.model.reaching(head.value, head)
         if builtin and head.value in _BUILTINS_NOT_DIFFERENTIABLE:
