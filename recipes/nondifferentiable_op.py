@@ -35,8 +35,15 @@ used to pick from a differentiable tensor (``tf.gather(x, tf.argmax(...))``,
 differentiable value), straight-through forms (another path is live), and
 targets the walk cannot follow to the end (an unknown function on the way).
 
+Fix (UNSAFE, rounding only): ``tf.round(x)`` becomes the straight-through
+``(x + tf.stop_gradient(tf.round(x) - x))`` when ``x`` reads no call (it is
+evaluated twice); the forward value is unchanged, the gradient becomes the
+identity's. Every other op is report only.
+
 CAVEATS:
-- report only: which surrogate keeps the model's meaning is the author's call.
+- the straight-through fix changes what the model learns (a biased gradient
+  estimate where there was none): unsafe. Whether a surrogate keeps the
+  model's meaning is the author's call.
 - a Keras ``call`` or a ``Lambda`` layer is reported only in a module that
   trains something (a tape's gradient, ``compile``, ``fit``): a layer that
   ends in an argmax for inference is fine as long as nobody trains through it.
@@ -48,7 +55,7 @@ CAVEATS:
 from __future__ import annotations
 
 from migrate.recipe import Recipe, propose
-from recipes._fissix import per_tree, shown
+from recipes._fissix import parse_expression, per_tree, shown, split_arguments, syms
 from recipes._model import model_of
 from recipes._model.differentiation import ROUNDING, library_op
 
@@ -90,10 +97,38 @@ def _report(node, capture, filename) -> None:
     op = library_op(model_of(node), node)
     way = "rounding" if op in ROUNDING else "index" if op in ("argmax", "argmin", "argsort", "in_top_k") \
         else "threshold"
-    what = f"`{shown(node)}`"
-    propose(node, f"{what} has no gradient, and {_HOW[target.how]} depends on the trainable values only "
-                  f"through ops like it: every gradient is None. Way out: {_WAY_OUT[way]}, or define one "
-                  "with `tf.custom_gradient`", fixable=False)
+    message = f"`{shown(node)}` has no gradient, and {_HOW[target.how]} depends on the trainable values " \
+              f"only through ops like it: every gradient is None. Way out: {_WAY_OUT[way]}, or define one " \
+              "with `tf.custom_gradient`"
+    operand, alias = _straight_through_parts(node) if way == "rounding" else (None, None)
+    if operand is None:
+        propose(node, message, fixable=False)
+        return
+    if propose(node, message + " (fix: the straight-through form, which changes what the model learns)",
+               safety="unsafe"):
+        x, rounded = str(operand).strip(), str(node).strip()
+        text = f"({x} + {alias}.stop_gradient({rounded} - {x}))"
+        new = parse_expression(text)
+        new.prefix = node.prefix
+        node.replace(new)
+
+
+def _straight_through_parts(node):
+    """(operand, tensorflow alias) for ``tf.round(x)`` whose one argument
+    reads no call (it is evaluated twice in the straight-through form);
+    (None, None) otherwise."""
+    model = model_of(node)
+    if len(node.children) < 2 or node.children[-1].type != syms.trailer:
+        return None, None
+    positional, keywords = split_arguments(node.children[-1])
+    aliases = sorted(model.imports.module_aliases("tensorflow")) or sorted(model.imports.aliases("tensorflow"))
+    if len(positional) != 1 or keywords or not aliases or model.callee(node) is None:
+        return None, None
+    operand = positional[0]
+    if any(n.type == syms.trailer and n.children[0].value == "(" for n in operand.pre_order()) \
+            or operand.type == syms.argument:
+        return None, None
+    return operand, aliases[0]
 
 
 RECIPE = Recipe(

@@ -70,10 +70,10 @@ def _unconnected(node):
         if source.type != token.NAME:
             continue
         bindings = model.reaching(source.value, source)
-        if not bindings or any(b.how not in ("assign", "annassign") for b in bindings) \
+        if not bindings or any(b.how not in ("assign", "annassign", "param") for b in bindings) \
                 or any(id(b) in walked.reads or id(b.source) in walked.values for b in bindings):
             continue
-        kind = model.kind_of(source).kind
+        kind = model.likely_kind_of(source).kind  # a parameter: typed from what every call passes
         recorded = (id(model.scope_of(source)), source.value) in watched \
             or all(model.tape_of(b.node) is tape for b in bindings)
         if kind == Kind.VARIABLE and not walked.calls or kind == Kind.TENSOR and recorded:
@@ -86,7 +86,8 @@ def _second_call(model, bindings, calls):
     """The model call a source came from, when the target came from another
     call (of any model) on the same input."""
     for b in bindings:
-        made = unparen(b.value if b.value is not None and not b.path else b.source)
+        made = b.value if b.value is not None and not b.path else b.source
+        made = unparen(made) if made is not None else None
         if made is None or made.type != syms.power or model.kind_of(made.children[0]).kind != Kind.MODEL:
             continue
         fed = str(made.children[-1]).strip()

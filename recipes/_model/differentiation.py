@@ -379,8 +379,10 @@ class _Walker:
             return self.expr(b.source, frame)
         if how == "augassign":
             return self.expr(b.value.children[0], frame) | self.expr(b.value.children[2], frame)
-        if how == "mutation" and b.value is not None and b.value.type == syms.power:
+        if how == "mutation" and b.value is not None and b.value is b.node and b.value.type == syms.power:
             return self.mutation(b, frame)
+        if how == "mutation" and b.value is not None:  # ``xs[i] = value``, ``obj.attr = value``
+            return self.expr(b.value, frame)
         return True
 
     def parameter(self, b: Binding) -> bool:
@@ -483,7 +485,7 @@ class _Walker:
             return receiver or any(arguments)
         if at >= 2:  # the call of a call's result: ``Dense(3)(x)``
             return True
-        if self.model.kind_of(head).kind not in (Kind.MODEL, Kind.LAYER):
+        if self.model.likely_kind_of(head).kind not in (Kind.MODEL, Kind.LAYER):
             self.slice.opaque = True  # a function this module cannot see into
         elif head.type == token.NAME:
             self.weights_assigned(head.value, node, frame)
