@@ -52,7 +52,7 @@ def _assigns_in_forward(root) -> dict:
     for target in differentiation.targets():
         if target.how not in ("tape", "call"):
             continue
-        walked = differentiation.walk(target.node)
+        walked = differentiation.walk(target.node, params_live=target.how != "tape")
         if walked.opaque:
             continue
         tape = model.tape_named(target.where.children[0].value, target.where) if target.how == "tape" else None

@@ -80,7 +80,7 @@ def _cut_ops(root) -> dict:
     for target in differentiation.targets():
         if target.how in ("lambda", "call") and not differentiation.trains():
             continue
-        walked = differentiation.walk(target.node)
+        walked = differentiation.walk(target.node, params_live=target.how != "tape")
         if walked.live or walked.opaque:
             continue
         for cut in walked.cuts:

@@ -59,7 +59,7 @@ def _unconnected(node):
     sources = positional[1] if len(positional) > 1 else keywords.get("sources")
     if tape is None or target is None or sources is None or "unconnected_gradients" in keywords:
         return [], None
-    walked = model.differentiation.walk(target)
+    walked = model.differentiation.walk(target, params_live=False)
     if walked.opaque or not walked.live:  # a target nothing differentiable reaches is another cause
         return [], None
     watched = model.differentiation.watched()

@@ -128,7 +128,9 @@ class Differentiation:
 
     def walk(self, target, params_live: bool = True) -> Slice:
         """The slice behind ``target`` (an expression, or a funcdef/lambda
-        whose returns are the target); ``opaque`` when too costly."""
+        whose returns are the target); ``opaque`` when too costly.
+        ``params_live=False`` (a tape's target): a parameter of the enclosing
+        function is differentiable only when it is a variable or watched."""
         walker = _Walker(self, params_live)
         try:
             walker.slice.live = walker.target(target)
@@ -387,10 +389,11 @@ class _Walker:
 
     def parameter(self, b: Binding) -> bool:
         """``y_true`` (the first parameter of a compiled loss) is data; any
-        other parameter may be differentiable."""
+        other parameter may be differentiable, but under a tape only a
+        variable is (a tensor made before the tape is not recorded by it)."""
         if id(b.statement) in self.owner.compiled_losses() and b.path == (0,):
             return False
-        return self.params_live
+        return self.params_live or self.model.likely_kind_of(b.node).kind == Kind.VARIABLE
 
     def mutation(self, b: Binding, frame) -> bool:
         """``v.assign(value)``: the variable is live (a source of its own),
