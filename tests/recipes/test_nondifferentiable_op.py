@@ -51,7 +51,8 @@ CASES = [
 
     model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(3,))])
     model.compile(loss=rounded, optimizer="sgd")
-    """, "K.round on y_pred in a loss handed to compile", fixable=False),
+    """, "K.round on y_pred in a loss handed to compile: the straight-through form (unsafe)", safety="unsafe",
+        fixable=True),
     invalid("argmax_lambda_layer", """
     import tensorflow as tf
 
