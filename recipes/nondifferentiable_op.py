@@ -3,7 +3,8 @@ variables to it runs through an op that has no gradient.
 
 What it reports: ``tf.argmax``/``argmin``/``argsort``, ``tf.round``/
 ``floor``/``ceil``/``sign``, ``K.round``, the ``tf.math.*`` spellings,
-comparisons (``a > b``, ``tf.equal``) and casts to an integer or bool dtype
+comparisons (``tf.equal``; ``a > b`` is reported at the ``tf.cast`` that makes
+a number of it) and casts to an integer or bool dtype
 (``tf.cast(x, tf.int32)``), when their input is differentiable (a model or
 layer output, a variable, a watched tensor, ``y_pred``) and their output
 reaches a differentiated target that nothing differentiable reaches
@@ -62,7 +63,6 @@ from recipes._model.differentiation import ROUNDING, library_op
 _OPS = "'argmax'|'argmin'|'argsort'|'round'|'rint'|'floor'|'ceil'|'sign'|'cast'|'equal'|'not_equal'|" \
        "'greater'|'greater_equal'|'less'|'less_equal'|'logical_and'|'logical_or'|'logical_not'|'in_top_k'"
 CALL = f"power< any* trailer< '.' ({_OPS}) > trailer< '(' any* ')' > any* > | power< ({_OPS}) trailer< '(' any* ')' > any* >"
-COMPARISON = "comparison< any ('<'|'>'|'<='|'>='|'=='|'!=') any >"
 _WAY_OUT = {
     "rounding": "a straight-through estimator `x + tf.stop_gradient(tf.round(x) - x)` keeps the rounded value "
                 "and the identity's gradient",
@@ -84,8 +84,23 @@ def _cut_ops(root) -> dict:
         if walked.live or walked.opaque:
             continue
         for cut in walked.cuts:
-            found.setdefault(id(cut), target)
+            found.setdefault(id(_reported_at(differentiation.model, cut)), target)
     return found
+
+
+def _reported_at(model, cut):
+    """Where a cut is reported: the call itself, or for a comparison the
+    ``tf.cast(a > b, ...)`` that turns it into a number (a comparison alone
+    gives a bool, which no loss can use; selecting the cast keeps the query
+    bottom-matchable: an operator is no name to climb from)."""
+    if cut.type != syms.comparison:
+        return cut
+    node = cut.parent
+    if node is not None and node.type == syms.arglist:
+        node = node.parent
+    if node is not None and node.type == syms.trailer:
+        node = node.parent
+    return node if node is not None and library_op(model, node) == "cast" else cut
 
 
 def _cuts_a_target(node, capture, filename) -> bool:
@@ -133,11 +148,11 @@ def _straight_through_parts(node):
 
 RECIPE = Recipe(
     id="nondifferentiable-op",
-    summary="argmax/round/integer cast/comparison between the variables and a differentiated loss (report)",
-    safety="safe",
-    query=lambda q: q.select(CALL).filter(_cuts_a_target).modify(_report)
-                     .select(COMPARISON).filter(_cuts_a_target).modify(_report),
+    summary="argmax/round/integer cast/comparison cuts every path to a differentiated loss (report; "
+            "straight-through for rounding)",
+    safety="unsafe",
+    query=lambda q: q.select(CALL).filter(_cuts_a_target).modify(_report),
     tokens=("argmax", "argmin", "argsort", "round", "rint", "floor", "ceil", "sign", "cast", "equal", "greater",
-            "less", "logical_", "in_top_k", "<", ">"),
+            "less", "logical_", "in_top_k"),
     before_fails="none-gradient",
 )

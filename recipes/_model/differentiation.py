@@ -121,7 +121,7 @@ class Differentiation:
 
     def __init__(self, model: "Model"):
         self.model = model
-        self._losses: Optional[Set[int]] = None
+        self._trains: Optional[bool] = None
         self._targets: Optional[List[Target]] = None
         self._weight_assigns: Optional[Dict[str, List]] = None
         self._watched: Optional[Set[Tuple[int, str]]] = None
@@ -148,8 +148,10 @@ class Differentiation:
     def trains(self) -> bool:
         """Does the module train or differentiate anything (a tape's
         gradient, ``compile``, ``fit``, ``minimize``)?"""
-        return any(callee.rpartition(".")[2] in _TRAINING for scope in self.model.index.scopes.values()
-                   for callee, _ in scope.calls)
+        if self._trains is None:
+            self._trains = any(callee.rpartition(".")[2] in _TRAINING for scope in self.model.index.scopes.values()
+                               for callee, _ in scope.calls)
+        return self._trains
 
     def _find_targets(self):
         model = self.model
@@ -199,9 +201,7 @@ class Differentiation:
     def compiled_losses(self) -> Set[int]:
         """Ids of the funcdefs handed to ``compile`` as losses (not metrics:
         Keras never differentiates a metric)."""
-        if self._losses is None:
-            self._losses = self.model.contexts.compiled_losses
-        return self._losses
+        return self.model.contexts.compiled_losses
 
 
 def is_integer_dtype(model: "Model", expr) -> bool:
