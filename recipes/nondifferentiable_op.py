@@ -45,6 +45,10 @@ CAVEATS:
 - the straight-through fix changes what the model learns (a biased gradient
   estimate where there was none): unsafe. Whether a surrogate keeps the
   model's meaning is the author's call.
+- in a Keras ``call`` only the layer's own weights and sublayers count as
+  differentiable, not its inputs (they may be token ids: ``tf.not_equal(ids,
+  0)`` is a padding mask); a weightless layer that ends in an argmax of its
+  input is not reported.
 - a Keras ``call`` or a ``Lambda`` layer is reported only in a module that
   trains something (a tape's gradient, ``compile``, ``fit``): a layer that
   ends in an argmax for inference is fine as long as nobody trains through it.
@@ -80,7 +84,8 @@ def _cut_ops(root) -> dict:
     for target in differentiation.targets():
         if target.how in ("lambda", "call") and not differentiation.trains():
             continue
-        walked = differentiation.walk(target.node, params_live=target.how != "tape")
+        # a layer's inputs may be token ids or a mask: only its weights and sublayers count as differentiable
+        walked = differentiation.walk(target.node, params_live=target.how not in ("tape", "call"))
         if walked.live or walked.opaque:
             continue
         for cut in walked.cuts:

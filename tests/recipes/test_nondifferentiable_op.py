@@ -159,3 +159,27 @@ def test_every_rounding_spelling_names_the_straight_through_way_out(op):
     if op != "tf.sign":
         assert "tf.stop_gradient(tf.round(x) - x)" in result.diagnostics[0].message
     assert result.output == result.source
+
+
+def test_a_padding_mask_layer_is_left_alone_and_an_argmax_over_its_own_weights_is_not():
+    result = run_body("""
+        class PaddingMask(tf.keras.layers.Layer):
+            def call(self, token_ids):
+                return tf.cast(tf.not_equal(token_ids, 0), tf.float32)
+
+
+        class Argmaxed(tf.keras.layers.Layer):
+            def __init__(self):
+                super().__init__()
+                self.dense = tf.keras.layers.Dense(3)
+
+            def call(self, x):
+                return tf.cast(tf.argmax(self.dense(x), axis=-1), tf.float32)
+
+
+        ids = tf.keras.Input((5,), dtype="int32")
+        model = tf.keras.Model(ids, PaddingMask()(ids))
+        model.compile(loss="mse")
+        """, RECIPE)
+    assert [(d.line, d.message.split("`")[1]) for d in result.diagnostics] == \
+        [(17, "tf.argmax(self.dense(x), axis=-1)")]
