@@ -2,9 +2,9 @@
 paths a gradient can follow, and where such paths are cut.
 
 A target is what TensorFlow differentiates: the first argument of
-``tape.gradient``/``jacobian`` (and ``tf.gradients``), the return of a loss
-handed to ``compile``, of a ``Lambda`` layer's function and of a Keras
-``call``. ``Differentiation.walk(target)`` follows it backwards, through
+``tape.gradient``/``jacobian``, the return of a loss handed to ``compile``,
+of a function handed to ``minimize``, of a ``Lambda`` layer's function and
+of a Keras ``call``. ``Differentiation.walk(target)`` follows it backwards, through
 assignments, arithmetic, TensorFlow calls and the module's own functions
 (inlined with their arguments), and answers a ``Slice``:
 
@@ -149,8 +149,8 @@ class Differentiation:
         """Does the module train or differentiate anything (a tape's
         gradient, ``compile``, ``fit``, ``minimize``)?"""
         if self._trains is None:
-            self._trains = any(callee.rpartition(".")[2] in _TRAINING for scope in self.model.index.scopes.values()
-                               for callee, _ in scope.calls)
+            self._trains = any(callee.rpartition(".")[2] in _TRAINING and _not_another_library(self.model, callee, call)
+                               for scope in self.model.index.scopes.values() for callee, call in scope.calls)
         return self._trains
 
     def _find_targets(self):
@@ -562,6 +562,12 @@ class _Walker:
             arguments[name] = (value, frame)
         return arguments
 
+
+
+def _not_another_library(model: "Model", callee: str, call) -> bool:
+    """``model.fit(...)``, ``tf.compat.v1.train.Optimizer.minimize``: not ``re.compile(...)``."""
+    name = model.qualified_children(call.children[:callee.count(".") + 1])
+    return name is None or name.startswith(_LIBRARIES)
 
 
 def _functions(model: "Model", expr) -> List:

@@ -132,6 +132,16 @@ CASES = [
     model = tf.keras.Model(inputs, index)
     print(model.predict(tf.zeros((1, 6))))
     """, "nothing trains in this module"),
+    valid("compile_of_another_library", """
+    import re
+
+    import tensorflow as tf
+
+    PATTERN = re.compile("[a-z]+")
+    inputs = tf.keras.Input(shape=(6,))
+    probs = tf.keras.layers.Dense(4)(inputs)
+    index = tf.keras.layers.Lambda(lambda t: tf.argmax(t, axis=-1))(probs)
+    """, "re.compile trains nothing: an inference-only Lambda"),
     valid("unknown_function_on_the_way", HEAD + """
     from mylib import custom_loss
 
