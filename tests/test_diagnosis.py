@@ -1,0 +1,146 @@
+"""migrate/runner/diagnosis.py: a None gradient the run saw, matched to the
+static finding that explains it (issue 26, item 8). Not-tf tests use
+synthetic run reports and findings on the reproductions of
+tests/corpus/none_gradient; the tf test runs verify on three of them."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+from migrate.registry import all_recipes
+from migrate.result import Diagnostic
+from migrate.runner import diagnosis
+from migrate.runner.report import Check, ProgramReport
+
+CORPUS = Path(__file__).resolve().parent / "corpus" / "none_gradient"
+_CAUSE = re.compile(r"#\s*expect-cause:\s*([\w-]+)")
+
+
+def _finding(recipe: str, line: int, end_line: int = 0, message: str = "the cause: details",
+             safety: str = "safe", fixable: bool = True) -> Diagnostic:
+    return Diagnostic("p.py", line, 1, end_line or line, 1, recipe, message, safety, fixable, False)
+
+
+def _label(name: str):
+    """(path, text, label line, cause) of a reproduction."""
+    path = next(CORPUS.glob(f"{name}_*.py"))
+    text = path.read_text(encoding="utf-8")
+    line, cause = next((n, m.group(1)) for n, l in enumerate(text.splitlines(), 1) for m in [_CAUSE.search(l)] if m)
+    return path, text, line, cause
+
+
+def _program(*checks: Check) -> ProgramReport:
+    return ProgramReport("p.py", "program", "2", "ran", checks=list(checks))
+
+
+# --- what the run saw ---------------------------------------------------------
+
+def test_sightings_of_the_dynamic_check_the_optimizer_error_and_the_gradient_step(tmp_path):
+    path = str(tmp_path / "p.py")
+    report = _program(
+        Check("run", False, "the script raised",
+              error=f"ValueError: No gradients provided for any variable: (['dd:0'],). Provided ... (at {path}:7)"),
+        Check("dynamic", False, "p.py:7 returned None",
+              details={"none_calls": [{"file": path, "line": 7, "none_sources": ["source[0]"]},
+                                      {"file": "/elsewhere/lib.py", "line": 3, "none_sources": ["w"]},
+                                      {"file": path, "line": 12, "none_sources": ["dense/kernel:0"]}]}),
+        Check("gradients", False, "1/2", details={"none_variables": ["dense/bias:0"]}),
+        Check("training", True, "ok"))
+    found = diagnosis.none_gradients(report, path)
+    assert [(n.line, n.variables) for n in found] == [
+        (None, ("dense/bias",)), (7, ("dd",)), (12, ("dense/kernel",))]
+
+
+def test_a_passing_program_saw_nothing(tmp_path):
+    report = _program(Check("dynamic", True, "no call returned None", details={"none_calls": []}))
+    assert diagnosis.none_gradients(report, str(tmp_path / "p.py")) == []
+
+
+# --- matching -----------------------------------------------------------------
+
+# where the run sees the None gradient (the dynamic check's line, the same on TF 2.3 and current TF)
+SIGHTINGS = {"r01": 17, "r02": 13, "r03": 12, "r16": 18, "r26": 7, "r28": 9, "r38": 23, "r40": 10, "r46": 16}
+
+
+@pytest.mark.parametrize("name", sorted(SIGHTINGS))
+def test_the_labelled_finding_explains_the_sighting(name):
+    path, text, line, cause = _label(name)
+    none = diagnosis.NoneGradient(str(path), SIGHTINGS[name], ("dense/kernel",), "dynamic")
+    decoy = _finding("unrelated-cause", 1)  # the docstring's line: nothing flows from it
+    found = diagnosis.diagnose(none, [decoy, _finding(cause, line)], text)
+    assert (found.cause, found.finding.line) == (cause, line)
+
+
+def test_without_a_related_finding_no_recipe_covers_it():
+    path, text, _, _ = _label("r46")
+    none = diagnosis.NoneGradient(str(path), 16, ("dense/kernel", "dense/bias"), "dynamic")
+    found = diagnosis.diagnose(none, [_finding("decoy", 1)], text)
+    assert found.cause is None
+    assert found.sentence() == ("None gradient for dense/kernel, dense/bias at "
+                                "r46_forward_pass_before_tape.py:16: no recipe covers it")
+    assert diagnosis.diagnose(none, [], text).to_dict()["finding_id"] is None
+
+
+def test_the_finding_on_the_failing_line_comes_first_and_names_the_way_out():
+    path, text, line, _ = _label("r03")
+    none = diagnosis.NoneGradient(str(path), line, ("source[0]",), "dynamic")
+    found = diagnosis.diagnose(none, [_finding("outside-tape", line, message="target computed after the tape: "
+                                               "move it inside", safety="unsafe")], text, "train.py")
+    assert found.sentence() == ("None gradient for x at train.py:12: cause outside-tape (finding train.py:12: "
+                                "target computed after the tape) -- tf-migrate fix --select outside-tape "
+                                "--unsafe-fixes")
+    data = found.to_dict()
+    assert (data["cause"], data["finding_id"], data["variables"]) == ("outside-tape", "outside-tape@train.py:12:1",
+                                                                      ["x"])
+
+
+def test_a_report_only_finding_points_at_explain_and_the_gradient_step_takes_the_first():
+    none = diagnosis.NoneGradient("p.py", None, ("dense/kernel",), "gradients")
+    found = diagnosis.diagnose(none, [_finding("assign-in-forward", 9, fixable=False),
+                                      _finding("variable-in-call", 12)], "x = 1\n")
+    assert found.cause == "assign-in-forward"
+    assert found.sentence().endswith("-- report only: tf-migrate explain assign-in-forward")
+    assert "p.py (the gradient step of training_case())" in found.sentence()
+
+
+def test_feeding_names_follow_assignments_mutations_and_called_functions():
+    _, text, _, _ = _label("r01")
+    names = diagnosis.feeding_names(ast.parse(text), 17)  # grads = tape.gradient(loss, model.trainable_variables)
+    assert {"loss", "losses", "loss_object", "logits", "model"} <= names
+    assert not names & {"tf", "np", "float", "grads"}
+    _, text, _, _ = _label("r38")
+    assert {"loss_fn", "output", "layer"} <= diagnosis.feeding_names(ast.parse(text), 23)
+
+
+# --- the recipes that exist ---------------------------------------------------
+
+def test_findings_come_from_the_none_gradient_recipes_only():
+    recipes = {r.id for r in all_recipes().values() if r.before_fails == "none-gradient"}
+    for name in ("r01", "r40", "r46"):
+        path, text, _, _ = _label(name)
+        assert {f.recipe for f in diagnosis.none_gradient_findings(text, str(path))} <= recipes
+
+
+@pytest.mark.tf
+def test_verify_names_the_cause_of_three_reproductions():
+    """verify on three reproductions (current TF + tf-keras): each None
+    gradient is diagnosed at its line; where a recipe for the labelled cause
+    exists, it is the cause named."""
+    from migrate.runner.verification import VerifyOptions, verify
+
+    paths = [next(CORPUS.glob(f"{name}_*.py")) for name in ("r02", "r26", "r40")]
+    report = verify(paths, VerifyOptions(timeout=60))
+    for path, program in zip(paths, report.programs):
+        _, _, line, cause = _label(path.name[:3])
+        assert program.diagnoses, program.checks
+        first = program.diagnoses[0]
+        assert first["line"] == SIGHTINGS[path.name[:3]] and first["variables"]
+        assert first["message"].startswith(f"None gradient for {first['variables'][0]}")
+        if cause in all_recipes():
+            assert (first["cause"], first["finding"]["line"]) == (cause, line), first["message"]
+        else:
+            assert first["cause"] is None or first["cause"] in all_recipes()
