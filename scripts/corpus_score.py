@@ -465,16 +465,20 @@ def _cell(value) -> str:
 
 def render_none_gradient(causes: dict) -> List[str]:
     lines = ["none-gradient causes (expect-cause labels):",
-             f"{'cause':<24}{'recipe':>8}{'labels':>8}{'detected':>10}{'fixed':>7}{'failing safe':>14}{'FP':>4}"]
+             f"{'cause':<24}{'recipe':>8}{'labels':>8}{'detected':>10}{'fixed':>7}{'failing safe':>14}{'FP':>4}"
+             f"{'seen':>6}{'named':>7}"]
     for cause, c in causes["causes"].items():
         lines.append(f"{cause:<24}{c['recipe'] or 'none':>8}{c['labels']:>8}"
                      f"{c['detected']:>10}{_cell(c['fixed']):>7}{_cell(c['failing_safe_fixes']):>14}"
-                     f"{c['false_alarms']:>4}")
+                     f"{c['false_alarms']:>4}{_cell(c.get('seen')):>6}{_cell(c.get('named')):>7}")
+    for cause, c in causes["causes"].items():
+        lines += [f"  missed {cause} {where}" for where in c["missed"]]
     t = causes["totals"]
     fixed = "" if t["fix_rate"] is None else f", fixed and verified {t['fixed']} ({t['fix_rate']:.0%})" \
         f", failing safe fixes {t['failing_safe_fixes']}"
+    named = "" if "named" not in t else f"; verify sees a None gradient for {t['seen']}, names the cause of {t['named']}"
     lines.append(f"total: {t['labels']} labels, detected {t['detected']} ({t['detection_rate']:.0%}){fixed}, "
-                 f"false alarms {t['false_alarms']}")
+                 f"false alarms {t['false_alarms']}{named}")
     return lines
 
 
@@ -487,8 +491,8 @@ def none_gradient_table(causes: dict) -> str:
     recipe and its safety, what verify says on a reproduction, the counts.
     Cells a run did not measure say so, to be refreshed by a later run."""
     rows = ["| cause | recipe | safety | what `verify` says (a reproduction) | labels | detected | "
-            "fixed, verified | failing safe fixes | verify names it |",
-            "|---|---|---|---|---:|---:|---:|---:|---:|"]
+            "fixed, verified | failing safe fixes | verify sees a None gradient | verify names the cause |",
+            "|---|---|---|---|---:|---:|---:|---:|---:|---:|"]
     for cause, c in causes["causes"].items():
         says = c.get("verify_says")
         says = NOT_RUN if "verify_says" not in c else \
@@ -498,13 +502,13 @@ def none_gradient_table(causes: dict) -> str:
             str(c["labels"]), str(c["detected"]),
             NOT_RUN if c["fixed"] is None else str(c["fixed"]),
             NOT_RUN if c["failing_safe_fixes"] is None else str(c["failing_safe_fixes"]),
-            str(c["named"]) if "named" in c else "-"]) + " |")
+            str(c.get("seen", NOT_RUN)), str(c.get("named", NOT_RUN))]) + " |")
     t = causes["totals"]
     rows.append("| **total** | | | | " + " | ".join([
         str(t["labels"]), f"{t['detected']} ({t['detection_rate']:.0%})",
         NOT_RUN if t["fix_rate"] is None else f"{t['fixed']} ({t['fix_rate']:.0%})",
         NOT_RUN if t["fix_rate"] is None else str(t["failing_safe_fixes"]),
-        str(t["named"]) if "named" in t else "-"]) + " |")
+        str(t.get("seen", NOT_RUN)), str(t.get("named", NOT_RUN))]) + " |")
     return "\n".join(rows)
 
 
@@ -563,15 +567,17 @@ def score(root: Path, recipes: Sequence[str] = (), sidecar: Optional[Path] = Non
 
 
 def add_diagnoses(causes: dict, labels: Sequence[Label], timeout: float, runtime: Sequence[str]) -> None:
-    """Per cause: ``named``, the labels whose program verify diagnoses with
-    that cause at the labelled line, and ``verify_says``, one such sentence."""
+    """Per cause: ``seen``, the labels whose program verify sees a None
+    gradient in; ``named``, those it diagnoses with that cause at the
+    labelled line; ``verify_says``, one such sentence (else the first seen)."""
     programs = sorted({split_label(lb.path)[0] for lb in labels if not split_label(lb.path)[0].endswith(".ipynb")})
     report = _run_verify([Path(p) for p in programs], timeout, runtime) if programs else {}
     for cause in causes["causes"].values():
-        cause.update(named=0, verify_says=None)
+        cause.update(seen=0, named=0, verify_says=None)
     for label in labels:
         said = report.get(_normal(label.path), {}).get("diagnoses", [])
         entry = causes["causes"][label.recipe]
+        entry["seen"] += bool(said)
         if entry["verify_says"] is None and said:
             entry["verify_says"] = said[0]["message"]
         for item in said:
@@ -580,7 +586,8 @@ def add_diagnoses(causes: dict, labels: Sequence[Label], timeout: float, runtime
                 entry["named"] += 1
                 entry["verify_says"] = item["message"] if entry["named"] == 1 else entry["verify_says"]
                 break
-    causes["totals"]["named"] = sum(c["named"] for c in causes["causes"].values())
+    for key in ("seen", "named"):
+        causes["totals"][key] = sum(c[key] for c in causes["causes"].values())
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from migrate.recipe import Recipe, propose
 from migrate.registry import all_recipes
 from migrate.result import Diagnostic
 from migrate.runner import diagnosis
@@ -144,3 +145,31 @@ def test_verify_names_the_cause_of_three_reproductions():
             assert (first["cause"], first["finding"]["line"]) == (cause, line), first["message"]
         else:
             assert first["cause"] is None or first["cause"] in all_recipes()
+
+
+# a throwaway recipe standing in for nondifferentiable-op until the real one is merged
+def _report_round(node, capture, filename):
+    propose(node, "tf.round has no gradient: every gradient through it is None", fixable=False)
+
+
+TOY_ROUND = Recipe(id="nondifferentiable-op", summary="toy: tf.round on the loss path", safety="safe",
+                   query=lambda q: q.select("power< 'tf' trailer< '.' 'round' > trailer< '(' any* ')' > >")
+                   .modify(_report_round), tokens=("round",), before_fails="none-gradient")
+
+
+def test_the_engine_finds_the_cause_and_the_run_report_is_diagnosed(monkeypatch):
+    """r40 end to end without TensorFlow: the toy recipe's finding (line 9)
+    explains the None gradient the dynamic check saw at the gradient call."""
+    monkeypatch.setattr(diagnosis, "all_recipes", lambda: {TOY_ROUND.id: TOY_ROUND})
+    diagnosis.none_gradient_findings.cache_clear()
+    path, _, line, cause = _label("r40")
+    report = _program(Check("dynamic", False, "None", details={"none_calls": [
+        {"file": str(path), "line": SIGHTINGS["r40"], "none_sources": ["dense/kernel:0", "dense/bias:0"]}]}))
+    try:
+        [found] = diagnosis.diagnose_program(report, str(path), "train.py")
+    finally:
+        diagnosis.none_gradient_findings.cache_clear()
+    assert (found.cause, found.finding.line) == (cause, line)
+    assert found.sentence() == ("None gradient for dense/kernel, dense/bias at train.py:10: cause "
+                                "nondifferentiable-op (finding train.py:9: tf.round has no gradient) -- "
+                                "report only: tf-migrate explain nondifferentiable-op")
