@@ -363,11 +363,11 @@ def test_the_none_gradient_reports_meet_the_detection_floor():
     assert rate >= NONE_GRADIENT_DETECTION_FLOOR, causes["totals"]
 
 
-# the same floor on the pasted snippets (no imports): measured 2026-12-02, 0 of 21 (no recipe yet)
+# the same floor on the pasted snippets (no imports): measured 2026-12-02, 0 of 22 (no recipe yet)
 SNIPPET_DETECTION_FLOOR = 0.80
 
 
-@pytest.mark.xfail(strict=True, reason="issue-26 recipes not merged: 0 of 21 snippet causes detected (2026-12-02)")
+@pytest.mark.xfail(strict=True, reason="issue-26 recipes not merged: 0 of 22 snippet causes detected (2026-12-02)")
 def test_the_pasted_snippets_meet_the_detection_floor():
     causes, rate = _detection(SNIPPETS)
     assert causes["totals"]["labels"] >= 15

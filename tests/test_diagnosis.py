@@ -173,3 +173,22 @@ def test_the_engine_finds_the_cause_and_the_run_report_is_diagnosed(monkeypatch)
     assert found.sentence() == ("None gradient for dense/kernel, dense/bias at train.py:10: cause "
                                 "nondifferentiable-op (finding train.py:9: tf.round has no gradient) -- "
                                 "report only: tf-migrate explain nondifferentiable-op")
+
+
+def test_the_sentence_is_printed_under_the_failed_checks_and_kept_in_json():
+    import io
+    import json
+
+    from rich.console import Console
+
+    from migrate.runner.render import render, to_json
+    from migrate.runner.report import Report
+
+    sentence = "None gradient for x at p.py:3: no recipe covers it"
+    program = _program(Check("dynamic", False, "p.py:3 returned None entirely (1 call)"))
+    program.verdict, program.diagnoses = "fail: dynamic", [{"message": sentence, "cause": None}]
+    report = Report(programs=[program], runtimes=[("current", "current TF")])
+    out = io.StringIO()
+    render(report, Console(file=out, width=200))
+    assert f"  {sentence}\n" in out.getvalue()
+    assert json.loads(to_json(report))["programs"][0]["diagnoses"] == [{"message": sentence, "cause": None}]
