@@ -9,11 +9,13 @@ bug shows as a None gradient (``before_fails="none-gradient"``), run by the
 engine on the program's text, say why, at a line. The two meet:
 
 1. a finding whose lines hold the failing line (``t.gradient(f(x), x)``);
-2. else a finding on a line that reads or binds a name the failing call's
-   arguments depend on: the names of that statement, closed over the
-   program's assignments, mutations (``losses.append(...)``) and the bodies
-   of the functions called (a backwards slice on the stdlib ``ast``); the
-   nearest such finding, one before the line first;
+2. else a finding related to a name the failing call's arguments depend
+   on: the names of that statement, closed over the program's assignments,
+   mutations (``losses.append(...)``) and the bodies of the functions and
+   classes called (a backwards slice on the stdlib ``ast``); a finding is
+   related by the names its lines read or bind, what those were bound from,
+   and the functions and classes around it; the nearest such finding, one
+   before the line first;
 3. else no recipe covers it, and the variables and the line are named.
 
 A protocol program's gradient step has no line of its own: its first
@@ -174,8 +176,9 @@ def diagnose(none: NoneGradient, findings: Sequence[Diagnostic], text: str,
         return Diagnosis(none, holding[0], shown)
     if tree is None:
         return Diagnosis(none, None, shown)
-    names = feeding_names(tree, none.line)
-    related = [f for f in findings if names & _names_on(tree, f.line, f.end_line)]
+    feeds = _feeds(tree)
+    names = feeding_names(tree, none.line, feeds)
+    related = [f for f in findings if names & _finding_names(tree, f, feeds)]
     if not related:
         return Diagnosis(none, None, shown)
     best = min(related, key=lambda f: (f.line > none.line, abs(none.line - f.line)))
@@ -193,21 +196,30 @@ def gradient_sources(tree: ast.AST, text: str, line: int) -> Tuple[str, ...]:
     return ()
 
 
-def _names_on(tree: ast.AST, first: int, last: int) -> Set[str]:
-    """The names the code of lines ``first``..``last`` reads or binds."""
-    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and first <= n.lineno <= last}
+def _finding_names(tree: ast.AST, finding: Diagnostic, feeds: Dict[str, Set[str]]) -> Set[str]:
+    """The names a finding's lines read or bind, what those were bound from
+    (``target.assign(...)`` in ``for target in model_copy.weights``), and the
+    functions and classes around it (``self.var = self.add_weight(...)`` in
+    ``Scale.build``)."""
+    names = {n.id for n in ast.walk(tree)
+             if isinstance(n, ast.Name) and finding.line <= n.lineno <= finding.end_line}
+    names |= {name for name in list(names) for name in feeds.get(name, ())}
+    return names | {node.name for node in ast.walk(tree)
+                    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                    and node.lineno <= finding.line <= (node.end_lineno or node.lineno)}
 
 
-def feeding_names(tree: ast.AST, line: int) -> Set[str]:
+def feeding_names(tree: ast.AST, line: int, feeds: Optional[Dict[str, Set[str]]] = None) -> Set[str]:
     """The names the statement at ``line`` reads (its value, for an
     assignment), closed over what binds or mutates them and the bodies of
-    the functions they name; module aliases and builtins left out."""
+    the functions and classes they name; module aliases and builtins left
+    out."""
     statement = _statement_at(tree, line)
     if statement is None:
         return set()
     source = statement.value if isinstance(statement, (ast.Assign, ast.AugAssign, ast.AnnAssign)) \
         and statement.value is not None else statement
-    feeds = _feeds(tree)
+    feeds = _feeds(tree) if feeds is None else feeds
     wanted, queue = set(), list(_reads(source))
     while queue:
         name = queue.pop()
