@@ -40,11 +40,11 @@ from migrate.registry import all_recipes
 from migrate.result import Diagnostic
 
 from .report import ProgramReport
+from .unfixed import ERROR_AT
 
 # a raised error that means a gradient was None, and the variables it lists
 _NO_GRADIENT = re.compile(r"No gradients provided for any variable|No gradient defined for operation")
 _VARIABLES = re.compile(r"variable:?\s*\(?\[([^\]]*)\]")
-_AT = re.compile(r"\(at (.+):(\d+)\)$")
 _SHOWN = 3  # variables named in a sentence
 
 
@@ -131,7 +131,7 @@ def none_gradients(program: ProgramReport, path: str) -> List[NoneGradient]:
                 add(int(call["line"]), call.get("none_sources", []), check.name)
         if check.details.get("none_variables"):
             add(None, check.details["none_variables"], check.name)
-        at = _AT.search(check.error or "")
+        at = ERROR_AT.search(check.error or "")
         if at and _NO_GRADIENT.search(check.error) and os.path.realpath(at.group(1)) == target:
             listed = _VARIABLES.search(check.error)
             names = re.findall(r"'([^']*)'", listed.group(1)) if listed else []
