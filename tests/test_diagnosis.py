@@ -6,6 +6,7 @@ tests/corpus/none_gradient; the tf test runs verify on three of them."""
 from __future__ import annotations
 
 import ast
+import dataclasses
 import re
 from pathlib import Path
 
@@ -199,3 +200,24 @@ def test_the_sentence_is_printed_under_the_failed_checks_and_kept_in_json():
     render(report, Console(file=out, width=200))
     assert f"  {sentence}\n" in out.getvalue()
     assert json.loads(to_json(report))["programs"][0]["diagnoses"] == [{"message": sentence, "cause": None}]
+
+
+def test_a_copy_run_for_fix_verify_is_read_under_the_path_its_errors_name(tmp_path):
+    copy, real = str(tmp_path / "copy" / "w.py"), str(tmp_path / "w.py")
+    report = _program(Check("run", False, "raised", error=f"LookupError: No gradient defined for operation "
+                                                          f"'IteratorGetNext' (at {real}:8)"))
+    assert diagnosis.none_gradients(report, copy) == []
+    assert [(n.line, n.variables) for n in diagnosis.none_gradients(report, copy, real)] == [(8, ())]
+
+
+def test_a_finding_that_appears_only_after_another_fix_is_no_cause(monkeypatch):
+    """Under the fixpoint, a later recipe reports on code an earlier fix wrote
+    (`after`); the run executed the text as it is."""
+    monkeypatch.setattr(diagnosis, "all_recipes", lambda: {TOY_ROUND.id: TOY_ROUND})
+    monkeypatch.setattr(diagnosis, "transform", lambda text, path, options: type("R", (), {"diagnostics": [
+        _finding("nondifferentiable-op", 2), dataclasses.replace(_finding("later", 1), after=["other"])]})())
+    diagnosis.none_gradient_findings.cache_clear()
+    try:
+        assert [f.recipe for f in diagnosis.none_gradient_findings("x = 1\n", "p.py")] == ["nondifferentiable-op"]
+    finally:
+        diagnosis.none_gradient_findings.cache_clear()

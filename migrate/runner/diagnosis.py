@@ -111,10 +111,11 @@ def _way_out(finding: Diagnostic) -> str:
 
 # --- what the run saw --------------------------------------------------------
 
-def none_gradients(program: ProgramReport, path: str) -> List[NoneGradient]:
+def none_gradients(program: ProgramReport, path: str, shown_path: Optional[str] = None) -> List[NoneGradient]:
     """The None gradients ``program`` (run from ``path``) saw in that file,
-    one per line (the runner's gradient step: line None)."""
-    target = os.path.realpath(path)
+    one per line (the runner's gradient step: line None). A copy's errors
+    name the file it copies (``shown_path``: `fix --verify`'s original)."""
+    targets = {os.path.realpath(path), os.path.realpath(shown_path or path)}
     found: Dict[Optional[int], NoneGradient] = {}
 
     def add(line: Optional[int], variables: Iterable[str], check: str) -> None:
@@ -127,12 +128,12 @@ def none_gradients(program: ProgramReport, path: str) -> List[NoneGradient]:
         if check.passed:
             continue
         for call in check.details.get("none_calls", []):
-            if os.path.realpath(call["file"]) == target:
+            if os.path.realpath(call["file"]) in targets:
                 add(int(call["line"]), call.get("none_sources", []), check.name)
         if check.details.get("none_variables"):
             add(None, check.details["none_variables"], check.name)
         at = ERROR_AT.search(check.error or "")
-        if at and _NO_GRADIENT.search(check.error) and os.path.realpath(at.group(1)) == target:
+        if at and _NO_GRADIENT.search(check.error) and os.path.realpath(at.group(1)) in targets:
             listed = _VARIABLES.search(check.error)
             names = re.findall(r"'([^']*)'", listed.group(1)) if listed else []
             add(int(at.group(2)), names, check.name)
@@ -151,10 +152,12 @@ def _named(variables: Sequence[str]) -> bool:
 
 @lru_cache(maxsize=32)  # `--tf all` diagnoses one file once per runtime
 def none_gradient_findings(text: str, path: str) -> Tuple[Diagnostic, ...]:
-    """Findings of the recipes whose bug shows as a None gradient, on ``text``."""
+    """Findings of the recipes whose bug shows as a None gradient, on
+    ``text`` as it is (not those that appear once another fix is applied:
+    the run did not execute that code)."""
     recipes = tuple(r for r in all_recipes().values() if r.before_fails == "none-gradient")
     result = transform(text, path, Options(recipes, unsafe_fixes=True, isolated=True))
-    return tuple(sorted(result.diagnostics, key=lambda d: (d.line, d.column)))
+    return tuple(sorted((d for d in result.diagnostics if not d.after), key=lambda d: (d.line, d.column)))
 
 
 def diagnose(none: NoneGradient, findings: Sequence[Diagnostic], text: str,
@@ -290,7 +293,7 @@ def _not_data(tree: ast.AST) -> Set[str]:
 
 def diagnose_program(program: ProgramReport, path: str, shown_path: str) -> List[Diagnosis]:
     """Every None gradient ``program`` saw in its file, each with its cause."""
-    sightings = none_gradients(program, path)
+    sightings = none_gradients(program, path, shown_path)
     if not sightings:
         return []
     try:
