@@ -2,10 +2,11 @@
 
 Runs ``python -m migrate check --format json`` over a corpus directory,
 matches each finding to the ``# expect: <recipe> <safe|unsafe|report>``
-labels (trailing comments, or a sidecar file given with ``--labels``), and
+labels (trailing comments, or a sidecar file given with ``--labels``) and
 the ``# expect-cause: <cause>`` labels of issue 26 (a label for recipe
-``<cause>`` of any kind: the recipe's id is the cause name), and prints per-recipe precision and recall at the finding level and how often
-the kind of fix agrees with the label. With ``--verify`` every SAFE fix is
+``<cause>`` of any kind: the recipe's id is the cause name), and prints
+per-recipe precision and recall at the finding level and how often the kind
+of fix agrees with the label. With ``--verify`` every SAFE fix is
 applied on its own to a copy of its program, and the before and the after
 are run by ``python -m migrate verify``; a safe fix whose after does not pass
 is counted as failing (``--unsafe``: unsafe fixes too; ``--tf 2.3``: on
@@ -433,7 +434,7 @@ def none_gradient_summary(scores: Dict[str, RecipeScore],
             continue
         hits = [f for lb, f in s.matched if lb.is_cause]
         causes[recipe] = {
-            "recipe": _safety(recipe), "labels": len(labels), "detected": len(hits),
+            "safety": _safety(recipe), "labels": len(labels), "detected": len(hits),
             "fixed": None if verified is None else sum(
                 1 for f in hits if f in outcome and outcome[f].after_ok and not outcome[f].before_ok),
             "failing_safe_fixes": None if verified is None else sum(
@@ -443,11 +444,10 @@ def none_gradient_summary(scores: Dict[str, RecipeScore],
         }
     if not causes:
         return None
-    labels = sum(c["labels"] for c in causes.values())
     totals = {key: sum(c[key] or 0 for c in causes.values())
               for key in ("labels", "detected", "fixed", "failing_safe_fixes", "false_alarms")}
-    totals["detection_rate"] = round(totals["detected"] / labels, 4)
-    totals["fix_rate"] = None if verified is None else round(totals["fixed"] / labels, 4)
+    totals["detection_rate"] = round(totals["detected"] / totals["labels"], 4)
+    totals["fix_rate"] = None if verified is None else round(totals["fixed"] / totals["labels"], 4)
     return {"causes": dict(sorted(causes.items())), "totals": totals}
 
 
@@ -468,11 +468,9 @@ def render_none_gradient(causes: dict) -> List[str]:
              f"{'cause':<24}{'recipe':>8}{'labels':>8}{'detected':>10}{'fixed':>7}{'failing safe':>14}{'FP':>4}"
              f"{'seen':>6}{'named':>7}"]
     for cause, c in causes["causes"].items():
-        lines.append(f"{cause:<24}{c['recipe'] or 'none':>8}{c['labels']:>8}"
+        lines.append(f"{cause:<24}{c['safety'] or 'none':>8}{c['labels']:>8}"
                      f"{c['detected']:>10}{_cell(c['fixed']):>7}{_cell(c['failing_safe_fixes']):>14}"
                      f"{c['false_alarms']:>4}{_cell(c.get('seen')):>6}{_cell(c.get('named')):>7}")
-    for cause, c in causes["causes"].items():
-        lines += [f"  missed {cause} {where}" for where in c["missed"]]
     t = causes["totals"]
     fixed = "" if t["fix_rate"] is None else f", fixed and verified {t['fixed']} ({t['fix_rate']:.0%})" \
         f", failing safe fixes {t['failing_safe_fixes']}"
@@ -498,7 +496,7 @@ def none_gradient_table(causes: dict) -> str:
         says = NOT_RUN if "verify_says" not in c else \
             f"`{_table_text(says)}`" if says else "_(no None gradient seen)_"
         rows.append("| " + " | ".join([
-            f"`{cause}`", f"`{cause}`" if c["recipe"] else NOT_YET, c["recipe"] or "-", says,
+            f"`{cause}`", f"`{cause}`" if c["safety"] else NOT_YET, c["safety"] or "-", says,
             str(c["labels"]), str(c["detected"]),
             NOT_RUN if c["fixed"] is None else str(c["fixed"]),
             NOT_RUN if c["failing_safe_fixes"] is None else str(c["failing_safe_fixes"]),
@@ -513,8 +511,8 @@ def none_gradient_table(causes: dict) -> str:
 
 
 def _table_text(text: str) -> str:
-    """A sentence for a Markdown cell: paths cut to the file name, no pipes."""
-    return re.sub(r"\S*/", "", text).replace("|", "\\|")
+    """A sentence for a Markdown cell (verify names files by their base name)."""
+    return text.replace("|", "\\|")
 
 
 def render(result: dict) -> str:

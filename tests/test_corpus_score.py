@@ -335,7 +335,7 @@ def test_none_gradient_summary_counts_detected_fixed_and_failing(tmp_path):
 
 
 def test_the_table_marks_what_a_run_did_not_measure():
-    causes = {"causes": {"outside-tape": {"recipe": None, "labels": 2, "detected": 0, "fixed": None,
+    causes = {"causes": {"outside-tape": {"safety": None, "labels": 2, "detected": 0, "fixed": None,
                                           "failing_safe_fixes": None, "false_alarms": 0, "missed": []}},
               "totals": {"labels": 2, "detected": 0, "fixed": 0, "failing_safe_fixes": 0, "false_alarms": 0,
                          "detection_rate": 0.0, "fix_rate": None}}
