@@ -529,6 +529,7 @@ class Model:
             self._presumed = presumed_values(self._unbound, self._name_leaves, self.root)
         return self._presumed.get(name)
 
+    @_guarded(None)
     def tape_named(self, name: str, at) -> Optional[Tape]:
         """The tape ``name`` is where ``at`` runs: the one ``with
         ...GradientTape() as name`` binding that reaches it (``at``: the
