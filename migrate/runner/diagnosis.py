@@ -206,7 +206,7 @@ def _finding_names(tree: ast.AST, finding: Diagnostic, feeds: Dict[str, Set[str]
     ``Scale.build``)."""
     names = {n.id for n in ast.walk(tree)
              if isinstance(n, ast.Name) and finding.line <= n.lineno <= finding.end_line}
-    names |= {name for name in list(names) for name in feeds.get(name, ())}
+    names |= {fed for name in names for fed in feeds.get(name, ())}
     return names | {node.name for node in ast.walk(tree)
                     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
                     and node.lineno <= finding.line <= (node.end_lineno or node.lineno)}
@@ -245,7 +245,9 @@ def _statement_at(tree: ast.AST, line: int) -> Optional[ast.stmt]:
 
 
 def _feeds(tree: ast.AST) -> Dict[str, Set[str]]:
-    """name -> the names its bindings, mutations and function body read."""
+    """name -> the names its bindings (``=``, ``for``, ``with ... as``),
+    its mutations (``name.append(x)``) and, for a function or class, its
+    body read."""
     feeds: Dict[str, Set[str]] = {}
     for node in ast.walk(tree):
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value is not None:
@@ -259,10 +261,8 @@ def _feeds(tree: ast.AST) -> Dict[str, Set[str]]:
         elif isinstance(node, ast.withitem) and node.optional_vars is not None:
             for name in _stored(node.optional_vars):
                 feeds.setdefault(name, set()).update(_reads(node.context_expr))
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            name = getattr(node, "name", None)
-            if name:
-                feeds.setdefault(name, set()).update(_reads(node))
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            feeds.setdefault(node.name, set()).update(_reads(node))
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             receiver = node.func.value  # `losses.append(x)`, `v.assign_add(x)`
             while isinstance(receiver, (ast.Attribute, ast.Subscript)):
