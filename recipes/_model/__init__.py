@@ -10,6 +10,7 @@ and memoized):
 - imports: ``m.qualified(expr)``, ``m.callee(call)`` -> canonical names
   (``"tensorflow.shape"``, ``"keras.layers.Dense"``, ``"numpy.zeros"``);
   ``m.imports`` (aliases, presumed conventional aliases of a pasted snippet);
+  ``m.presumed(name)``: a snippet's unbound ``tape`` / ``model`` by its uses;
 - kinds: ``m.kind_of(expr)``, ``m.iter_kind(expr)`` -> ``Value`` (``Kind``,
   element, items, output ``width`` of models and layers built here, origin);
 - data flow: ``m.reaching(name_or_attr, at)``, ``m.last_assignment(...)``,
@@ -46,6 +47,7 @@ from .flow import MANY, NOT_VARIABLES, Binding, DynamicRead, Scope, attribute_pa
 from .gradients import Flow, GradientFlow
 from .imports import build_imports, canonical
 from .kinds import Kinds
+from .presumed import presumed_values
 from .values import UNKNOWN, Kind, Value
 
 __all__ = ["MANY", "Binding", "Context", "DynamicRead", "Flow", "Kind", "Model", "Tape", "Value", "forget",
@@ -136,6 +138,8 @@ class Model:
         self.index = _without_gc_pauses(flow.build, root)
         bound = {name for scope in self.index.scopes.values() for name in scope.by_name}
         self.imports = build_imports(self.index.imports, self.index.read_names - bound)
+        self._unbound = self.index.read_names - bound - self.imports.presumed
+        self._presumed: Optional[Dict[str, Value]] = None
         self._kinds = Kinds(self)
         self._likely: Optional[Kinds] = None
         self._call_sites: Dict[int, Optional[List]] = {}
@@ -525,6 +529,16 @@ class Model:
     @_guarded(None)
     def tape_of(self, node) -> Optional[Tape]:
         return self.contexts.tape_of(node)
+
+    @_guarded(None)
+    def presumed(self, name: str) -> Optional[Value]:
+        """What a name bound nowhere in a pasted snippet is, by its uses
+        (``presumed.py``: a tape, a Keras model); None when nothing says."""
+        if self._presumed is None:
+            if self._name_leaves is None:
+                self._name_leaves = _name_leaves(self.root)
+            self._presumed = presumed_values(self._unbound, self._name_leaves, self.root)
+        return self._presumed.get(name)
 
     @_guarded(None)
     def tape_named(self, name: str, at) -> Optional[Tape]:
