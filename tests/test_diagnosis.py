@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from migrate.recipe import Recipe, propose
 from migrate.registry import all_recipes
 from migrate.result import Diagnostic
 from migrate.runner import diagnosis
@@ -155,20 +154,9 @@ def test_verify_names_the_cause_of_three_reproductions():
             assert first["cause"] is None or first["cause"] in all_recipes()
 
 
-# a throwaway recipe standing in for nondifferentiable-op until the real one is merged
-def _report_round(node, capture, filename):
-    propose(node, "tf.round has no gradient: every gradient through it is None", fixable=False)
-
-
-TOY_ROUND = Recipe(id="nondifferentiable-op", summary="toy: tf.round on the loss path", safety="safe",
-                   query=lambda q: q.select("power< 'tf' trailer< '.' 'round' > trailer< '(' any* ')' > >")
-                   .modify(_report_round), tokens=("round",), before_fails="none-gradient")
-
-
-def test_the_engine_finds_the_cause_and_the_run_report_is_diagnosed(monkeypatch):
-    """r40 end to end without TensorFlow: the toy recipe's finding (line 9)
-    explains the None gradient the dynamic check saw at the gradient call."""
-    monkeypatch.setattr(diagnosis, "all_recipes", lambda: {TOY_ROUND.id: TOY_ROUND})
+def test_the_engine_finds_the_cause_and_the_run_report_is_diagnosed():
+    """r40 end to end without TensorFlow: nondifferentiable-op's finding
+    (line 9) explains the None gradient the dynamic check saw at the gradient call."""
     diagnosis.none_gradient_findings.cache_clear()
     path, _, line, cause = _label("r40")
     report = _program(Check("dynamic", False, "None", details={"none_calls": [
@@ -178,9 +166,10 @@ def test_the_engine_finds_the_cause_and_the_run_report_is_diagnosed(monkeypatch)
     finally:
         diagnosis.none_gradient_findings.cache_clear()
     assert (found.cause, found.finding.line) == (cause, line)
-    assert found.sentence() == ("None gradient for dense/kernel, dense/bias at train.py:10: cause "
-                                "nondifferentiable-op (finding train.py:9: tf.round has no gradient) -- "
-                                "report only: tf-migrate explain nondifferentiable-op")
+    sentence = found.sentence()
+    assert sentence.startswith("None gradient for dense/kernel, dense/bias at train.py:10: cause "
+                               "nondifferentiable-op (finding train.py:9: `tf.round(model(x))` has no gradient")
+    assert sentence.endswith("-- report only: tf-migrate explain nondifferentiable-op")
 
 
 def test_the_sentence_is_printed_under_the_failed_checks_and_kept_in_json():
@@ -213,7 +202,8 @@ def test_a_copy_run_for_fix_verify_is_read_under_the_path_its_errors_name(tmp_pa
 def test_a_finding_that_appears_only_after_another_fix_is_no_cause(monkeypatch):
     """Under the fixpoint, a later recipe reports on code an earlier fix wrote
     (`after`); the run executed the text as it is."""
-    monkeypatch.setattr(diagnosis, "all_recipes", lambda: {TOY_ROUND.id: TOY_ROUND})
+    real = all_recipes()["nondifferentiable-op"]  # both ids none-gradient recipes: only `after` tells them apart
+    monkeypatch.setattr(diagnosis, "all_recipes", lambda: {"nondifferentiable-op": real, "later": real})
     monkeypatch.setattr(diagnosis, "transform", lambda text, path, options: type("R", (), {"diagnostics": [
         _finding("nondifferentiable-op", 2), dataclasses.replace(_finding("later", 1), after=["other"])]})())
     diagnosis.none_gradient_findings.cache_clear()
