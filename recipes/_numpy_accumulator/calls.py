@@ -9,10 +9,7 @@ from typing import List, Optional, Set
 from migrate.recipe import propose
 from recipes._fissix import call_parts, contains, is_call, is_name, parse_expression, scope_nodes, source, syms
 from recipes._numpy_accumulator.buffers import Analysis, _MODEL_WEIGHTS, _TENSOR_ATTRIBUTES, _dtype_name
-
-
-# NumPy calls that turn a list of tensors into one array -> the tf.* that keeps the tape
-_LIST_TO_TENSOR = {"array": "stack", "asarray": "stack", "stack": "stack", "concatenate": "concat"}
+from recipes._numpy_calls import LIST_TO_TENSOR, cast, equivalent
 
 
 def _list_conversions(analysis: Analysis) -> List:
@@ -23,7 +20,7 @@ def _list_conversions(analysis: Analysis) -> List:
     elsewhere (tests, evaluation) NumPy is what the code wants."""
     found = []
     for node, parts, function in analysis.numpy_calls():
-        if function not in _LIST_TO_TENSOR:
+        if function not in LIST_TO_TENSOR:
             continue
         positional = parts[1]
         if positional and _tensor_list(positional[0], analysis) \
@@ -103,13 +100,6 @@ def _rewrite_calls(analysis: Analysis, find, fix_of, explain) -> bool:
     return rewritten
 
 
-# NumPy functions on a tensor -> their tf.* equivalent (keywords: axis, keepdims)
-_NUMPY_TO_TF = {"mean": "reduce_mean", "sum": "reduce_sum", "max": "reduce_max",
-                "min": "reduce_min", "prod": "reduce_prod", "std": "math.reduce_std",
-                "var": "math.reduce_variance", "exp": "exp", "log": "math.log", "sqrt": "sqrt",
-                "square": "square", "abs": "abs", "tanh": "tanh"}
-
-
 def _tensor_under_numpy(expr, analysis: Analysis):
     """The tensor expression under ``np.asarray(t)`` / ``np.array(t)`` (or
     ``expr`` itself when it is a tensor); None when it is neither."""
@@ -142,7 +132,7 @@ def _numpy_on_tensors(analysis: Analysis) -> List:
     creations = {id(buffer.creation) for buffer in analysis.buffers if analysis.writes(buffer)}
     for node, parts, function in analysis.numpy_calls():
         if id(node.parent) in creations or not parts[1] \
-                or function in _LIST_TO_TENSOR and _tensor_list(parts[1][0], analysis) \
+                or function in LIST_TO_TENSOR and _tensor_list(parts[1][0], analysis) \
                 or _tensor_under_numpy(parts[1][0], analysis) is None \
                 or not analysis.model.in_gradient_context(node):
             continue
@@ -156,19 +146,13 @@ def _numpy_on_tensor_fix(call, analysis: Analysis) -> Optional[str]:
     function = analysis.imports.numpy_function(callee)
     tensor = source(_tensor_under_numpy(positional[0], analysis)).strip()
     ops = analysis.imports.keras_ops  # keras.ops names these functions like NumPy
-    p = ops or analysis.tf
     if function in ("array", "asarray"):
         dtype = keywords.get("dtype", positional[1] if len(positional) > 1 else None)
         name = _dtype_name(dtype) if dtype is not None else None
         if set(keywords) - {"dtype"} or len(positional) > 2 or name == "?":
             return None
-        return (f'{p}.cast({tensor}, "{name}")' if ops else f"{p}.cast({tensor}, {p}.{name})") if name else tensor
-    if function not in _NUMPY_TO_TF or set(keywords) - {"axis", "keepdims"} or len(positional) > 2:
-        return None
-    if len(positional) == 2:
-        keywords = dict(keywords, axis=positional[1])
-    arguments = "".join(f", {k}={source(v).strip()}" for k, v in keywords.items())
-    return f"{p}.{function if ops else _NUMPY_TO_TF[function]}({tensor}{arguments})"
+        return cast(tensor, name, analysis.tf, ops) if name else tensor
+    return equivalent(function, tensor, positional[1:], keywords, analysis.tf, ops)
 
 
 def _fix_numpy_on_tensors(analysis: Analysis) -> bool:
