@@ -50,8 +50,11 @@ CAVEATS:
   y_pred.numpy())``) is reported without a fix: that code needs NumPy, and
   ``tf.numpy_function`` has no gradient either; write it with tf ops, or give
   it a ``tf.custom_gradient``.
-- ``float(t)`` becomes a float32 tensor of ``t``'s shape, not a scalar;
-  ``int(t)`` is reported (an integer has no gradient: keep the float tensor).
+- ``float(t)`` is a finding only when ``t`` computes with a Keras model,
+  layer or loss output (a count or a shape divides a loss without a
+  gradient); it becomes a float32 tensor of ``t``'s shape, not a scalar.
+  ``int(t)`` is left to the non-differentiable-op reports (in real code it
+  is a shape or an index).
 - a tensor returned where the caller expected NumPy is not followed into
   the caller.
 """
@@ -70,10 +73,10 @@ from recipes._model import model_of
 from recipes._numpy_accumulator.buffers import Imports, _dtype_name
 from recipes._numpy_calls import LIST_TO_TENSOR, NUMPY_TO_TF, REDUCING_METHODS, cast, equivalent
 
-# `t.numpy()` anywhere in a power node, and `float(t)` / `int(t)`
+# `t.numpy()` anywhere in a power node, and `float(t)`
 PATTERN = """
     power< any+ trailer< '.' 'numpy' > trailer< '(' ')' > any* >
-  | power< ('float' | 'int') trailer< '(' any ')' > >
+  | power< 'float' trailer< '(' any ')' > >
 """
 
 # where a value leaves TensorFlow on purpose: no finding
@@ -119,7 +122,7 @@ def _decorators(node) -> List:
 def _conversion(node):
     """(the converted expression's text, the NumPy value node, trailing
     trailers after it) for ``t.numpy()...`` or ``float(t)``."""
-    if node.children[0].type == token.NAME and node.children[0].value in ("float", "int") \
+    if node.children[0].type == token.NAME and node.children[0].value == "float" \
             and len(node.children) == 2:
         return node.children[1].children[1], node, []
     for k, child in enumerate(node.children):
@@ -138,11 +141,29 @@ def _applies(node, capture, filename) -> bool:
         return False
     receiver = parts[0]
     if not isinstance(receiver, list):
-        return model.kind_of(receiver).is_tensor
+        return model.kind_of(receiver).is_tensor and _from_the_model(receiver, model, 3)
     if len(receiver) == 1:
         kind = model.kind_of(receiver[0])
         return kind.is_tensor or not kind.is_known
     return True
+
+
+def _from_the_model(expr, model, depth: int) -> bool:
+    """Does ``expr`` compute with what a Keras model, layer or loss returns
+    (through up to ``depth`` assignments)? ``float(t)`` of a count or a shape
+    (a loss's divisor) has no gradient to lose."""
+    for node in expr.pre_order():
+        if node.type == syms.power and node.children[-1].type == syms.trailer \
+                and node.children[-1].children[0].value == "(":
+            head = model.kind_of(node.children[0])
+            if head.kind.name in ("MODEL", "LAYER") or head.origin is not None \
+                    and (model.callee(head.origin) or "").startswith("keras.losses."):
+                return True
+        if node.type == token.NAME and depth:
+            value = model.assigned_value(node.value, node)
+            if value is not None and _from_the_model(value, model, depth - 1):
+                return True
+    return False
 
 
 class _Planner:
@@ -166,7 +187,7 @@ class _Planner:
                     and trailers[k + 1].children[0].value == "(":
                 method = trailer.children[1].value
                 if method in REDUCING_METHODS or method == "astype":
-                    self.plan.edits.append((power, ("method", trailer)))
+                    self.plan.edits.append((power, ("method", trailer, None)))
                     return self.trailers(power, trailers[k + 2:])
                 self.plan.problems.append(f"`.{method}()` of the NumPy value")
                 return None
@@ -198,7 +219,7 @@ class _Planner:
             self.plan.stays = True
             return None
         self.plan.stays = True
-        self.plan.problems.append(f"`{source(parent).strip()}` uses the value where a tensor may not do")
+        self.plan.problems.append(f"`{source(parent).strip().splitlines()[0]}` uses the value where a tensor may not do")
 
     def argument(self, node) -> None:
         """``node`` is an argument of a call: what does the callee make of a tensor?"""
@@ -216,25 +237,34 @@ class _Planner:
         if callee.startswith("numpy.") and node in positional[:1]:
             function = callee[len("numpy."):]
             if function in NUMPY_TO_TF and equivalent(function, "t", positional[1:], keywords, "tf", None):
-                self.plan.edits.append((call, ("numpy", function)))
+                self.plan.edits.append((call, ("numpy", trailer, function)))
                 return self.trailers(call, call.children[k + 1:])
             if function in ("array", "asarray") and len(positional) == 1 and set(keywords) <= {"dtype"} \
                     and (not keywords or _dtype_name(keywords["dtype"]) != "?"):
-                self.plan.edits.append((call, ("unwrap", keywords.get("dtype"))))
+                self.plan.edits.append((call, ("unwrap", trailer, keywords.get("dtype"))))
                 return self.trailers(call, call.children[k + 1:])
             self.plan.problems.append(f"`{spelled}` has no TensorFlow equivalent this recipe knows")
             return None
         if callee == "tensorflow.constant" and node in positional[:1] and len(positional) == 1 \
                 and set(keywords) <= {"dtype"}:
-            self.plan.edits.append((call, ("unwrap", keywords.get("dtype"))))
+            self.plan.edits.append((call, ("unwrap", trailer, keywords.get("dtype"))))
             return self.trailers(call, call.children[k + 1:])
-        if callee.startswith(("tensorflow.", "keras.")) or self.model.kind_of(call.children[0]).kind.name in (
-                "MODEL", "LAYER"):
+        if callee.startswith(("tensorflow.", "keras.")) or self._takes_tensors(call.children[0]):
             return None  # TensorFlow takes the tensor
         if k == 2 and call.children[1].children[1].value == "append" and is_name(call.children[0]) \
                 and self.model.kind_of(call.children[0]).kind.name in ("PYLIST", "UNKNOWN"):
             return self.list_of(call.children[0].value, call)
         self.plan.external = spelled
+
+    def _takes_tensors(self, head) -> bool:
+        """A model, a layer, a tape (``tape.gradient(loss, ...)``), or a Keras
+        object's method (``self.add_loss``): TensorFlow code."""
+        value = self.model.kind_of(head)
+        if value.kind.name in ("MODEL", "LAYER") or value.what == "tape":
+            return True
+        function = enclosing(head, syms.funcdef)
+        cls = self.model.method_class(function) if function is not None else None
+        return is_name(head, "self") and cls is not None and self.model.keras_role(cls) is not None
 
     def name(self, name: str, statement) -> None:
         """Every read of ``name`` that this binding reaches."""
@@ -262,7 +292,7 @@ class _Planner:
             if callee and callee.startswith("numpy.") and call.children[-1] is parent:
                 function = callee[len("numpy."):]
                 if function in NUMPY_TO_TF or function in LIST_TO_TENSOR and function != "concatenate":
-                    self.plan.edits.append((call, ("list", function)))
+                    self.plan.edits.append((call, ("list", parent, function)))
                     self.plan.stays = True
                     self.trailers(call, [])
                     continue
@@ -303,7 +333,9 @@ def _shown(node) -> str:
 
 
 def _message(node, plan: _Plan) -> str:
-    text = (f"`{_shown(node)}` turns a tensor into NumPy on the loss path: the tape does not see "
+    into = "a Python number" if node.children[0].type == token.NAME and node.children[0].value == "float" \
+        else "NumPy"
+    text = (f"`{_shown(node)}` turns a tensor into {into} on the loss path: the tape does not see "
             f"what is computed from it, so its gradients are None (model.fit and tf.function raise)")
     if plan.external:
         return (f"{text}; `{plan.external}` needs NumPy, and tf.numpy_function has no gradient either: "
@@ -320,12 +352,6 @@ def _modify(node, capture, filename) -> None:
     plan = planner.plan
     if not plan.stays:
         return  # printed, logged or never read: it leaves TensorFlow on purpose
-    integer = node.children[0].type == token.NAME and node.children[0].value == "int"
-    if integer:
-        plan.external = None
-        propose(node, f"`{_shown(node)}` turns a tensor into a Python integer on the loss path: an "
-                      f"integer has no gradient; keep the float tensor", fixable=False)
-        return
     if not propose(node, _message(node, plan), safety="unsafe" if plan.problems else None,
                    fixable=plan.external is None):
         return
@@ -343,34 +369,36 @@ def _rewrite(node, edits, planner: _Planner) -> None:
         _replace_if_alone(value, prefix)
     else:
         _replace(node, cast(source(receiver).strip(), "float32", tf, ops))
-    for target, how in sorted(edits, key=lambda e: -_depth(e[0])):
+    unique = {(id(target), id(how[1])): (target, how) for target, how in reversed(edits)}
+    for target, how in sorted(reversed(list(unique.values())), key=lambda e: -_depth(e[0])):
         _apply(target, how, tf, ops)
 
 
 def _apply(target, how, tf: str, ops: Optional[str]) -> None:
-    kind, detail = how
+    """One use rewritten: ``target`` is the power node, ``trailer`` the call's
+    argument trailer (a method's name trailer), ``detail`` what it needs."""
+    kind, trailer, detail = how
+    k = target.children.index(trailer)
     if kind == "method":
-        k = target.children.index(detail)
         head = "".join(str(c) for c in target.children[:k]).strip()
         if k == 1 and target.children[0].type == syms.atom and head.startswith("("):
             head = head[1:-1].strip()  # `(v > 0.5).astype(...)`: the cast's argument needs no parentheses
         positional, keywords = split_arguments(target.children[k + 1])
-        if detail.children[1].value == "astype":
+        if trailer.children[1].value == "astype":
             text = cast(head, _dtype_name(positional[0]) if positional else "float32", tf, ops)
         else:
-            text = equivalent(detail.children[1].value, head, positional, keywords, tf, ops)
-        _splice(target, k + 2, text)
-    elif kind == "numpy":
-        _, positional, keywords = call_parts(target)
-        _replace(target, equivalent(detail, source(positional[0]).strip(), positional[1:], keywords, tf, ops))
+            text = equivalent(trailer.children[1].value, head, positional, keywords, tf, ops)
+        return _splice(target, k + 2, text)
+    positional, keywords = split_arguments(trailer)
+    inner = source(positional[0]).strip()
+    if kind == "numpy":
+        text = equivalent(detail, inner, positional[1:], keywords, tf, ops)
     elif kind == "list":
-        _, positional, _ = call_parts(target)
-        stacked = f"{ops or tf}.stack({source(positional[0]).strip()})"
-        _replace(target, stacked if detail in LIST_TO_TENSOR else equivalent(detail, stacked, [], {}, tf, ops))
+        stacked = f"{ops or tf}.stack({inner})"
+        text = stacked if detail in LIST_TO_TENSOR else equivalent(detail, stacked, [], {}, tf, ops)
     else:  # unwrap: np.array(v) / tf.constant(v), maybe with a dtype
-        _, positional, _ = call_parts(target)
-        inner = source(positional[0]).strip()
-        _replace(target, cast(inner, _dtype_name(detail), tf, ops) if detail is not None else inner)
+        text = cast(inner, _dtype_name(detail), tf, ops) if detail is not None else inner
+    return _splice(target, k + 1, text)
 
 
 def _splice(power, end: int, text: str) -> None:
@@ -413,6 +441,6 @@ RECIPE = Recipe(
     summary="a tensor turned into NumPy or a Python number on the loss path: keep the tensor",
     safety="safe",
     query=lambda q: q.select(PATTERN).filter(_applies).modify(_modify),
-    tokens=(".numpy(", "float(", "int("),
+    tokens=(".numpy(", "float("),
     before_fails="none-gradient",
 )
