@@ -72,6 +72,7 @@ from recipes._fissix.nodes import token
 from recipes._model import model_of
 from recipes._numpy_accumulator.buffers import Imports, _dtype_name
 from recipes._numpy_calls import LIST_TO_TENSOR, NUMPY_TO_TF, REDUCING_METHODS, cast, equivalent
+from recipes._pyast import code_text
 
 # `t.numpy()` anywhere in a power node, and `float(t)`
 PATTERN = """
@@ -214,6 +215,8 @@ class _Planner:
         if parent.type == syms.expr_stmt and parent.children[-1] is node and len(parent.children) == 3 \
                 and parent.children[1].type == token.EQUAL and is_name(parent.children[0]):
             return self.name(parent.children[0].value, parent)
+        if parent.type == syms.expr_stmt and parent.children[-1] is node and _numpy_slot(parent.children[0], self.model):
+            return None  # `buf[i] = t.numpy()`: recorded into a NumPy buffer on purpose (a log, a metric)
         if parent.type == syms.return_stmt or parent.type in (syms.testlist, syms.testlist_star_expr, syms.exprlist) \
                 and parent.parent.type == syms.return_stmt:
             self.plan.stays = True
@@ -307,6 +310,12 @@ class _Planner:
         scope = self.model.scope_of(at).node
         return [leaf for leaf in name_reads(scope, name) if not _is_target(leaf) and (
             not reached or any(b.statement in (at, at.parent) for b in self.model.reaching(name, leaf)))]
+
+
+def _numpy_slot(target, model) -> bool:
+    """``buf[i]`` of a NumPy array ``buf``."""
+    return target.type == syms.power and len(target.children) == 2 and target.children[1].type == syms.trailer \
+        and target.children[1].children[0].value == "[" and model.kind_of(target.children[0]).kind.name == "NDARRAY"
 
 
 def _is_target(leaf) -> bool:
@@ -436,11 +445,24 @@ def _depth(node) -> int:
     return depth
 
 
+# what any gradient context is spelled with: a tape, a Keras call or step, a
+# tf.function, a compiled loss, a custom gradient
+_CONTEXT_WORDS = ("GradientTape", "def call", "_step", "function", "compile", "custom_gradient")
+
+
+def _may_convert_in_a_context(facts) -> bool:
+    """Precheck: the code converts (``.numpy()``, ``float(``) and spells
+    something that opens a gradient context."""
+    text = code_text(facts)
+    return (".numpy(" in text or "float(" in text) and any(word in text for word in _CONTEXT_WORDS)
+
+
 RECIPE = Recipe(
     id="numpy-on-loss-path",
     summary="a tensor turned into NumPy or a Python number on the loss path: keep the tensor",
     safety="safe",
     query=lambda q: q.select(PATTERN).filter(_applies).modify(_modify),
     tokens=(".numpy(", "float("),
+    precheck=_may_convert_in_a_context,
     before_fails="none-gradient",
 )
