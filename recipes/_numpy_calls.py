@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional
 
-from recipes._fissix import source
+from recipes._fissix import is_name, source, syms
 
 # NumPy function of a tensor -> its tf.* equivalent (keywords: axis, keepdims);
 # keras.ops names each one like NumPy
@@ -40,3 +40,26 @@ def equivalent(function: str, tensor: str, positional: List, keywords: Dict[str,
 def cast(tensor: str, dtype: str, tf: str, ops: Optional[str]) -> str:
     """``tf.cast(t, tf.float32)`` (``ops.cast(t, "float32")``) for a dtype name."""
     return f'{ops}.cast({tensor}, "{dtype}")' if ops else f"{tf}.cast({tensor}, {tf}.{dtype})"
+
+
+def reads_a_numpy_copy(expr, model) -> bool:
+    """Does ``expr`` compute with a ``t.numpy()`` copy (written in it, or a
+    name bound to an expression holding one)? NumPy calls on such a value
+    are numpy-on-loss-path's to rewrite, with the conversion they follow:
+    numpy-accumulator leaves them, so no call gets two findings."""
+    for node in expr.pre_order():
+        if _numpy_method(node):
+            return True
+        if node.type == syms.power or not is_name(node):
+            continue
+        value = model.assigned_value(node.value, node)
+        if value is not None and any(_numpy_method(inner) for inner in value.pre_order()):
+            return True
+    return False
+
+
+def _numpy_method(node) -> bool:
+    """A ``.numpy`` trailer followed by ``()``."""
+    following = node.next_sibling
+    return node.type == syms.trailer and len(node.children) == 2 and is_name(node.children[1], "numpy") \
+        and following is not None and following.type == syms.trailer and str(following).strip() == "()"

@@ -9,7 +9,7 @@ from typing import List, Optional, Set
 from migrate.recipe import propose
 from recipes._fissix import call_parts, contains, is_call, is_name, parse_expression, scope_nodes, source, syms
 from recipes._numpy_accumulator.buffers import Analysis, _MODEL_WEIGHTS, _TENSOR_ATTRIBUTES, _dtype_name
-from recipes._numpy_calls import LIST_TO_TENSOR, cast, equivalent
+from recipes._numpy_calls import LIST_TO_TENSOR, cast, equivalent, reads_a_numpy_copy
 
 
 def _list_conversions(analysis: Analysis) -> List:
@@ -127,13 +127,15 @@ def _model_call(expr, function) -> bool:
 
 def _numpy_on_tensors(analysis: Analysis) -> List:
     """Outermost NumPy calls on a tensor in a gradient context; a buffer's
-    creation (``np.copy(x)`` then written to) is the write's business."""
+    creation (``np.copy(x)`` then written to) is the write's business, a
+    call on a ``.numpy()`` copy numpy-on-loss-path's."""
     found = []
     creations = {id(buffer.creation) for buffer in analysis.buffers if analysis.writes(buffer)}
     for node, parts, function in analysis.numpy_calls():
         if id(node.parent) in creations or not parts[1] \
                 or function in LIST_TO_TENSOR and _tensor_list(parts[1][0], analysis) \
                 or _tensor_under_numpy(parts[1][0], analysis) is None \
+                or reads_a_numpy_copy(parts[1][0], analysis.model) \
                 or not analysis.model.in_gradient_context(node):
             continue
         if not any(contains(outer, node) for outer in found):
