@@ -9,8 +9,8 @@ becomes ``tf.cast(t, tf.float32)``, and what the code then does with the
 NumPy copy gets its TensorFlow form from the one NumPy table
 (recipes/_numpy_calls.py): ``np.log(v)`` -> ``tf.math.log(v)``, ``v.max()`` ->
 ``tf.reduce_max(v)``, ``(v > 0.5).astype("float32")`` ->
-``tf.cast(v > 0.5, tf.float32)``, ``np.array(v)`` -> ``v``, ``tf.constant(v)``
--> ``v``; a list the values are appended to and then reduced by NumPy
+``tf.cast(v > 0.5, tf.float32)``, ``np.array(v)`` / ``tf.constant(v)`` /
+``tf.convert_to_tensor(v)`` -> ``v`` (``tf.cast(v, D)`` with ``dtype=D``); a list the values are appended to and then reduced by NumPy
 (``np.std(losses)``) becomes ``tf.math.reduce_std(tf.stack(losses))``. Keras 3
 code written against ``keras.ops`` gets ``ops.*`` and never a new
 ``import tensorflow``.
@@ -231,6 +231,10 @@ class _Planner:
             trailer = trailer.parent
         call = trailer.parent
         k = call.children.index(trailer)
+        if trailer.children[0].value != "(":
+            self.plan.stays = True
+            self.plan.problems.append(f"`{source(call).strip()}` indexes with the value")
+            return None
         callee = self.model.qualified_children(call.children[:k]) or source(call.children[0]).strip()
         spelled = "".join(source(c).strip() for c in call.children[:k])
         if callee in _LEAVING or callee.startswith(_LEAVING_PREFIXES):
@@ -242,16 +246,18 @@ class _Planner:
             if function in NUMPY_TO_TF and equivalent(function, "t", positional[1:], keywords, "tf", None):
                 self.plan.edits.append((call, ("numpy", trailer, function)))
                 return self.trailers(call, call.children[k + 1:])
-            if function in ("array", "asarray") and len(positional) == 1 and set(keywords) <= {"dtype"} \
-                    and (not keywords or _dtype_name(keywords["dtype"]) != "?"):
+            if function in ("array", "asarray") and _unwrappable(node, positional, keywords):
                 self.plan.edits.append((call, ("unwrap", trailer, keywords.get("dtype"))))
                 return self.trailers(call, call.children[k + 1:])
             self.plan.problems.append(f"`{spelled}` has no TensorFlow equivalent this recipe knows")
             return None
-        if callee == "tensorflow.constant" and node in positional[:1] and len(positional) == 1 \
-                and set(keywords) <= {"dtype"}:
-            self.plan.edits.append((call, ("unwrap", trailer, keywords.get("dtype"))))
-            return self.trailers(call, call.children[k + 1:])
+        if callee in _CONVERTERS:
+            if _unwrappable(node, positional, keywords):
+                self.plan.edits.append((call, ("unwrap", trailer, keywords.get("dtype"))))
+                return self.trailers(call, call.children[k + 1:])
+            if callee == "tensorflow.constant":  # of a symbolic tensor: raises in graph mode
+                self.plan.problems.append(f"`{spelled}` of a tensor with these arguments")
+                return None
         if callee.startswith(("tensorflow.", "keras.")) or self._takes_tensors(call.children[0]):
             return None  # TensorFlow takes the tensor
         if k == 2 and call.children[1].children[1].value == "append" and is_name(call.children[0]) \
@@ -310,6 +316,16 @@ class _Planner:
         scope = self.model.scope_of(at).node
         return [leaf for leaf in name_reads(scope, name) if not _is_target(leaf) and (
             not reached or any(b.statement in (at, at.parent) for b in self.model.reaching(name, leaf)))]
+
+
+# calls that make a tensor of data: of a tensor, the tensor itself (cast to the dtype named)
+_CONVERTERS = ("tensorflow.constant", "tensorflow.convert_to_tensor")
+
+
+def _unwrappable(node, positional, keywords) -> bool:
+    """``f(v)`` or ``f(v, dtype=D)`` with a dtype this recipe can name."""
+    return len(positional) == 1 and positional[0] is node and set(keywords) <= {"dtype"} \
+        and ("dtype" not in keywords or _dtype_name(keywords["dtype"]) != "?")
 
 
 def _numpy_slot(target, model) -> bool:
