@@ -66,7 +66,7 @@ from typing import List, Optional
 
 from migrate.recipe import Recipe, propose
 from recipes._fissix import (
-    call_parts, enclosing, is_name, name_reads, parse_expression, per_tree, source, split_arguments, syms,
+    enclosing, is_name, name_reads, parse_expression, per_tree, source, split_arguments, syms,
 )
 from recipes._fissix.nodes import token
 from recipes._model import model_of
@@ -121,8 +121,9 @@ def _decorators(node) -> List:
 
 
 def _conversion(node):
-    """(the converted expression's text, the NumPy value node, trailing
-    trailers after it) for ``t.numpy()...`` or ``float(t)``."""
+    """(what is converted: ``t``'s node for ``float(t)``, the children before
+    ``.numpy()``; the node holding the NumPy value; the trailers after
+    ``.numpy()`` in it), or None."""
     if node.children[0].type == token.NAME and node.children[0].value == "float" \
             and len(node.children) == 2:
         return node.children[1].children[1], node, []
@@ -185,17 +186,17 @@ class _Planner:
             if trailer.children[0].value == "[":
                 continue
             if trailer.children[0].value == "." and k + 1 < len(trailers) \
-                    and trailers[k + 1].children[0].value == "(":
+                    and trailers[k + 1].type == syms.trailer and trailers[k + 1].children[0].value == "(":
                 method = trailer.children[1].value
-                if method in REDUCING_METHODS or method == "astype":
+                if _has_a_tf_form(method, trailers[k + 1]):
                     self.plan.edits.append((power, ("method", trailer, None)))
                     return self.trailers(power, trailers[k + 2:])
                 self.plan.problems.append(f"`.{method}()` of the NumPy value")
-                return None
+                return self.climb(power)  # where it goes decides whether it is on the loss path
             if trailer.children[0].value == "." and trailer.children[1].value in ("shape", "ndim", "dtype"):
                 return None  # a static property: not a value on the loss path
             self.plan.problems.append(f"`{source(trailer).strip()}` of the NumPy value")
-            return None
+            return self.climb(power)
         self.climb(power)
 
     def climb(self, node) -> None:
@@ -328,6 +329,14 @@ def _unwrappable(node, positional, keywords) -> bool:
         and ("dtype" not in keywords or _dtype_name(keywords["dtype"]) != "?")
 
 
+def _has_a_tf_form(method: str, arguments) -> bool:
+    """``v.max(axis)`` / ``v.astype(D)`` with arguments TensorFlow's form takes."""
+    positional, keywords = split_arguments(arguments)
+    if method == "astype":
+        return len(positional) == 1 and not keywords and _dtype_name(positional[0]) != "?"
+    return method in REDUCING_METHODS and equivalent(method, "t", positional, keywords, "tf", None) is not None
+
+
 def _numpy_slot(target, model) -> bool:
     """``buf[i]`` of a NumPy array ``buf``."""
     return target.type == syms.power and len(target.children) == 2 and target.children[1].type == syms.trailer \
@@ -394,8 +403,12 @@ def _rewrite(node, edits, planner: _Planner) -> None:
         _replace_if_alone(value, prefix)
     else:
         _replace(node, cast(source(receiver).strip(), "float32", tf, ops))
-    unique = {(id(target), id(how[1])): (target, how) for target, how in reversed(edits)}
-    for target, how in sorted(reversed(list(unique.values())), key=lambda e: -_depth(e[0])):
+    seen, unique = set(), []
+    for target, how in edits:  # a use reached twice (a name rebound from itself) is rewritten once
+        if (id(target), id(how[1])) not in seen:
+            seen.add((id(target), id(how[1])))
+            unique.append((target, how))
+    for target, how in sorted(unique, key=lambda e: -_depth(e[0])):  # stable: a call before its methods
         _apply(target, how, tf, ops)
 
 
@@ -410,7 +423,7 @@ def _apply(target, how, tf: str, ops: Optional[str]) -> None:
             head = head[1:-1].strip()  # `(v > 0.5).astype(...)`: the cast's argument needs no parentheses
         positional, keywords = split_arguments(target.children[k + 1])
         if trailer.children[1].value == "astype":
-            text = cast(head, _dtype_name(positional[0]) if positional else "float32", tf, ops)
+            text = cast(head, _dtype_name(positional[0]), tf, ops)
         else:
             text = equivalent(trailer.children[1].value, head, positional, keywords, tf, ops)
         return _splice(target, k + 2, text)

@@ -99,6 +99,19 @@ CASES = [
         model = keras.Sequential([keras.layers.Dense(1)])
         model.compile(optimizer="adam", loss=scaled_mse)
         """), "Keras 3 code gets keras.ops, never a new import tensorflow", safety="safe"),
+    invalid("methods_without_a_tf_form", IMPORTS + dedent("""
+        def loss_fn(y_true, y_pred):
+            p = y_pred.numpy()
+            w = p.astype(some_dtype)
+            m = p.mean(dtype=np.float64)
+            print(y_pred.numpy().item())
+            return tf.reduce_mean(tf.square(y_true - y_pred) * w * m)
+
+
+        model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+        model.compile(loss=loss_fn, optimizer="adam")
+        """), "a dtype the recipe cannot name, a keyword tf has not: unsafe; the printed .item() is no finding",
+            safety="unsafe"),
     valid("printed_in_the_tape", IMPORTS + dedent("""
         def step(model, x, y):
             with tf.GradientTape() as tape:
