@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional
 
-from recipes._fissix import is_name, source, syms
+from recipes._fissix import is_name, source, split_arguments, syms
 
 # NumPy function of a tensor -> its tf.* equivalent (keywords: axis, keepdims);
 # keras.ops names each one like NumPy
@@ -63,3 +63,18 @@ def _numpy_method(node) -> bool:
     following = node.next_sibling
     return node.type == syms.trailer and len(node.children) == 2 and is_name(node.children[1], "numpy") \
         and following is not None and following.type == syms.trailer and str(following).strip() == "()"
+
+
+def constant_around(node, model):
+    """The ``tf.constant(node)`` call that wraps ``node`` alone (no dtype),
+    else None: once ``node`` computes in TensorFlow the wrapper must go, as
+    ``tf.constant`` of a tensor raises in graph mode (fit, tf.function)."""
+    trailer = node.parent
+    call = trailer.parent if trailer is not None else None
+    if trailer is None or trailer.type != syms.trailer or call is None or call.type != syms.power \
+            or call.children[-1] is not trailer or str(trailer.children[0]) != "(":
+        return None
+    positional, keywords = split_arguments(trailer)
+    if len(positional) != 1 or positional[0] is not node or keywords:
+        return None
+    return call if model.callee(call) == "tensorflow.constant" else None

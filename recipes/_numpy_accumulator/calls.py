@@ -9,7 +9,7 @@ from typing import List, Optional, Set
 from migrate.recipe import propose
 from recipes._fissix import call_parts, contains, is_call, is_name, parse_expression, scope_nodes, source, syms
 from recipes._numpy_accumulator.buffers import Analysis, _MODEL_WEIGHTS, _TENSOR_ATTRIBUTES, _dtype_name
-from recipes._numpy_calls import LIST_TO_TENSOR, cast, equivalent, reads_a_numpy_copy
+from recipes._numpy_calls import LIST_TO_TENSOR, cast, constant_around, equivalent, reads_a_numpy_copy
 
 
 def _list_conversions(analysis: Analysis) -> List:
@@ -84,7 +84,9 @@ def _fix_list_conversions(analysis: Analysis) -> bool:
 
 def _rewrite_calls(analysis: Analysis, find, fix_of, explain) -> bool:
     """Propose ``fix_of(call)`` for each call ``find`` names; ``explain``
-    gives the message and the reason added when there is no fix."""
+    gives the message and the reason added when there is no fix. A
+    ``tf.constant(<call>)`` around it goes too: of a tensor it raises in
+    graph mode."""
     if not analysis.settled:
         analysis.settle_tensor_names()
     rewritten = False
@@ -93,9 +95,11 @@ def _rewrite_calls(analysis: Analysis, find, fix_of, explain) -> bool:
         message, no_fix = explain(call)
         message += f"; use `{fix}`" if fix else no_fix
         if propose(call, message, fixable=fix is not None):
+            wrapper = constant_around(call, analysis.model)
+            target = wrapper if wrapper is not None else call
             replacement = parse_expression(fix)
-            replacement.prefix = call.prefix
-            call.replace(replacement)
+            replacement.prefix = target.prefix
+            target.replace(replacement)
             rewritten = True
     return rewritten
 

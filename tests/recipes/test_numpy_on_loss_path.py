@@ -172,3 +172,21 @@ def test_numpy_calls_on_a_tensor_get_one_finding_from_one_recipe():
     assert lines == [(8, "numpy-accumulator"), (9, RECIPE)], lines
     assert "pooled = tf.reduce_mean(out, axis=1)" in result.output
     assert "copy = out\n" in result.output and "tf.reduce_mean(copy)" in result.output
+
+
+def test_a_numpy_call_on_a_tensor_in_a_compiled_loss_is_numpy_accumulators_with_prechecks_on():
+    """Its owner must answer whether or not prechecks run: a loss handed to
+    `compile` in a file with no tape, tf.function or Keras call (its
+    precheck's text gate did not know `compile`). The `tf.constant` around
+    the call goes with it: of a tensor it raises in graph mode."""
+    source = IMPORTS + dedent("""
+        def loss_fn(y_true, y_pred):
+            return tf.constant(np.mean(np.square(y_pred - y_true)))
+
+
+        model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+        model.compile(optimizer="adam", loss=loss_fn)
+        """)
+    result = transform(source, "case.py", Options(tuple(resolve(["numpy-accumulator", RECIPE])), unsafe_fixes=True))
+    assert {d.recipe for d in result.diagnostics} == {"numpy-accumulator"}, result.diagnostics
+    assert "    return tf.reduce_mean(tf.square(y_pred - y_true))\n" in result.output
