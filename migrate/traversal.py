@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, List, Optional, Seq
 from fissix import btm_matcher, pygram, pytree
 from fissix.pgen2 import token
 
-from . import slicing
+from . import slicing, speedups
 from .recipe import PassContext, Recipe, running, stop_running
 
 if TYPE_CHECKING:
@@ -56,6 +56,7 @@ class Pass:
     within: Optional[Set[int]] = None  # ids of the top-level statements the restricted recipes visit
     everywhere: FrozenSet[str] = frozenset()  # recipes visiting every statement even so
     regrouped: bool = False  # a modifier added or removed a statement of a module part
+    regrouper: Optional[str] = None  # the recipe whose modifiers added or removed a module statement, unclaimed
     known: Optional[Set[int]] = None  # ids of the spans' statements, once a modifier added or removed one
 
     def skips(self, recipe: str, top) -> bool:
@@ -100,6 +101,7 @@ def run(recipes: Sequence[Recipe], tree: pytree.Node, path: str, contexts: Dict[
             tool(recipes).refactor_tree(walked, path)
     finally:
         _active.reset(token)
+        _claim_regrouped(state)
         if part is not None:
             state.regrouped = not part.restore()
         if state.modified:
@@ -161,7 +163,8 @@ def tool(recipes: Sequence[Recipe]) -> "BowlerTool":
             found.bmi_pre_order_heads = {}
         if not found.bmi_post_order:
             found.bmi_post_order_heads = {}
-        found.BM.__class__ = _BottomMatcher
+        if speedups.on("bottom-matcher"):
+            found.BM.__class__ = _BottomMatcher
         for fixer in found.pre_order + found.post_order:
             fixer.pattern = _unwrapped(fixer.pattern)
         _tools[key] = found
@@ -316,6 +319,8 @@ def _guarded(recipe: Recipe, callback: Callable, filtering: bool) -> Callable:
         if recipe.id in state.crashed or (id(call), id(node)) in state.called:
             return False if filtering else None  # the bottom matcher may report a node twice
         state.called.add((id(call), id(node)))
+        if state.regrouper not in (None, recipe.id):
+            _claim_regrouped(state)
         top = top_statement(node)
         if state.owners.get(id(top), recipe.id) != recipe.id:
             state.postponed.add(recipe.id)
@@ -347,12 +352,22 @@ def _claim(state: Pass, recipe: str, top, root_size: int) -> None:
     if top.was_changed or top.parent is None:
         state.owners.setdefault(id(top), recipe)
     if len(state.root.children) != root_size:  # statements added or removed at module level
-        if state.known is None:
-            state.known = {id(node) for node, _ in state.spans}
-        # set operations over ids: a loop in Python over every statement, per
-        # modifier, made a module of many fixed statements quadratic
-        children = state.root.children
-        fresh = set(map(id, compress(children, map(_WAS_CHANGED, children))))
-        fresh.update(set(map(id, children)).difference(state.known))
-        for key in fresh.difference(state.owners):
-            state.owners[key] = recipe
+        state.regrouper = recipe  # the module's statements are looked at once its turn ends
+
+
+def _claim_regrouped(state: Pass) -> None:
+    """The module's changed and new statements belong to the recipe whose
+    modifiers last added or removed one, if no other has them: looked at
+    when another recipe's callback comes or the pass ends, not after each
+    modifier (a scan of every statement per fix made a module of many
+    fixed statements quadratic)."""
+    recipe, state.regrouper = state.regrouper, None
+    if recipe is None:
+        return
+    if state.known is None:
+        state.known = {id(node) for node, _ in state.spans}
+    children = state.root.children
+    fresh = set(map(id, compress(children, map(_WAS_CHANGED, children))))
+    fresh.update(set(map(id, children)).difference(state.known))
+    for key in fresh.difference(state.owners):
+        state.owners[key] = recipe

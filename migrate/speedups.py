@@ -1,0 +1,18 @@
+"""The speed mechanisms, each switchable off to measure what it saves
+(docs/benchmarks.md, "Every speed mechanism earns its place"):
+``TF_MIGRATE_WITHOUT=slicing,incremental`` runs without those two. Read once,
+here; no answer may depend on it (the tests compare with and without)."""
+
+from __future__ import annotations
+
+import os
+
+MECHANISMS = ("slicing", "incremental", "reparse", "fastparse", "bottom-matcher", "prechecks")
+
+_OFF = frozenset(name.strip() for name in os.environ.get("TF_MIGRATE_WITHOUT", "").split(",")
+                 if name.strip())
+
+
+def on(mechanism: str) -> bool:
+    """Is ``mechanism`` (one of MECHANISMS) in use in this process?"""
+    return mechanism not in _OFF
