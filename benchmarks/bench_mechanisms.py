@@ -7,11 +7,13 @@ round, so that a comparison is of runs of the same minutes), the median of
 load of a shared machine moves far less than wall time.
 
 - ``bench_check``: `check --no-cache --jobs 1` on tf_keras (586 files) and
-  on bench_check's candidate copy (every file parsed by every recipe);
+  on bench_check's candidate copy (every file parsed by every recipe; every
+  ``--every``-th file of it);
 - ``bench_many_findings``: `fix --unsafe-fixes --no-cache` on its ``spread``
   file (``--lines``, 48k) with ``--findings`` bugs.
 
-Usage: python benchmarks/bench_mechanisms.py [--rounds 3] [--findings 500] [--lines 48000] [--json OUT]
+Usage: python benchmarks/bench_mechanisms.py [--rounds 3] [--findings 500] [--lines 48000]
+       [--every N] [--rotate K] [--json OUT]
 """
 
 from __future__ import annotations
@@ -48,14 +50,18 @@ def main(argv: List[str] = None) -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--findings", type=int, default=500)
     parser.add_argument("--lines", type=int, default=48_000, help="the spread file's size")
-    parser.add_argument("--only", nargs="*", default=None, help="these configurations (default all)")
+    parser.add_argument("--every", type=int, default=1, help="keep every N-th file of the candidate copy")
+    parser.add_argument("--rotate", type=int, default=0, help="start the configurations' order this far in")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
     configs = ["all"] + [f"-{m}" for m in MECHANISMS]
-    configs = [c for c in configs if args.only is None or c in args.only]
+    configs = configs[args.rotate:] + configs[:args.rotate]  # parallel runs in different orders
     with tempfile.TemporaryDirectory(prefix="tfm-mech-") as tmp:
         work = Path(tmp)
         candidate_copy(tf_keras_dir(), work / "candidates")
+        for index, path in enumerate(sorted((work / "candidates").rglob("*.py"))):
+            if index % args.every:
+                path.unlink()
         many = work / "many.py"
         source = program(args.lines, args.findings)
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
