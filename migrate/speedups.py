@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 
-MECHANISMS = ("slicing", "incremental", "reparse", "fastparse", "bottom-matcher", "prechecks")
+MECHANISMS = ("slicing", "incremental", "reparse", "fastparse", "prechecks")
 
 _OFF = frozenset(name.strip() for name in os.environ.get("TF_MIGRATE_WITHOUT", "").split(",")
                  if name.strip())

@@ -19,16 +19,15 @@ from __future__ import annotations
 
 import contextvars
 import importlib
-from collections import defaultdict
 from dataclasses import dataclass, field
 from itertools import compress
 from operator import attrgetter
 from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
-from fissix import btm_matcher, pygram, pytree
+from fissix import pygram, pytree
 from fissix.pgen2 import token
 
-from . import slicing, speedups
+from . import slicing
 from .recipe import PassContext, Recipe, running, stop_running
 
 if TYPE_CHECKING:
@@ -38,7 +37,6 @@ if TYPE_CHECKING:
 
 GRAMMAR = pygram.python_grammar_no_print_and_exec_statement
 _FILE_INPUT = pygram.python_symbols.file_input
-_SIMPLE_STMT = pygram.python_symbols.simple_stmt
 
 
 @dataclass
@@ -163,8 +161,6 @@ def tool(recipes: Sequence[Recipe]) -> "BowlerTool":
             found.bmi_pre_order_heads = {}
         if not found.bmi_post_order:
             found.bmi_post_order_heads = {}
-        if speedups.on("bottom-matcher"):
-            found.BM.__class__ = _BottomMatcher
         for fixer in found.pre_order + found.post_order:
             fixer.pattern = _unwrapped(fixer.pattern)
         _tools[key] = found
@@ -234,39 +230,6 @@ class _Statements:
                 yield node
             else:
                 stack.extend(reversed(node.children))
-
-
-class _BottomMatcher(btm_matcher.BottomMatcher):
-    """fissix's bottom matcher, with the same walk and the same matches, but
-    looking for a ``;`` only among a simple statement's children (the only
-    place the grammar allows one): fissix looks among the children of every
-    node a leaf climbs to, the module's thousands of statements included,
-    which made the walk several times slower than the rest of it."""
-
-    def run(self, leaves):
-        start = state = self.root
-        results = defaultdict(list)
-        for leaf in leaves:
-            node = leaf
-            while node is not None:
-                node.was_checked = True
-                if node.type == _SIMPLE_STMT and any(child.type == token.SEMI for child in node.children):
-                    node.was_checked = False  # several statements on a line: checked again
-                key = node.value if node.type == token.NAME else node.type
-                if key in state.transition_table:
-                    state = state.transition_table[key]
-                    for fixer in state.fixers:
-                        results[fixer].append(node)
-                else:
-                    state = start  # no match: start again, from this node once
-                    if node.parent is not None and node.parent.was_checked:
-                        break  # the rest of the way up was walked already
-                    if key in state.transition_table:
-                        state = state.transition_table[key]
-                        for fixer in state.fixers:
-                            results[fixer].append(node)
-                node = node.parent
-        return results
 
 
 def _fixers(recipe: Recipe) -> list:
