@@ -1,7 +1,9 @@
 """The speed mechanisms, each switchable off to measure what it saves
 (docs/benchmarks.md, "Every speed mechanism earns its place"):
 ``TF_MIGRATE_WITHOUT=slicing,incremental`` runs without those two. Read once,
-here; no answer may depend on it (the tests compare with and without)."""
+here. No answer depends on it: each mechanism's tests compare its answers
+with those of the plain way (tests/test_prefilter.py, test_fastparse.py,
+test_reparse.py, test_incremental.py)."""
 
 from __future__ import annotations
 
