@@ -165,7 +165,7 @@ def _plain(model, tape, call, target, source) -> Optional[_Decision]:
     watches_variables = s.code(tape_option(tape, "watch_accessed_variables") or s.parse_expression("True"))
     if value.kind is Kind.VARIABLE and watches_variables != "False":
         return None
-    if value.kind not in (Kind.TENSOR, Kind.VARIABLE) + _HOST:
+    if value.kind not in (Kind.TENSOR, Kind.VARIABLE) and not _numbers(value):
         return None
     bindings = model.reaching(source.value, call)
     if not bindings or any(s.contains(tape.statement, b.node) for b in bindings if hasattr(b, "node")) \
@@ -204,6 +204,14 @@ def _plain(model, tape, call, target, source) -> Optional[_Decision]:
     return _Decision(source, f"{problem}: watch it as the tape's first statement{why}",
                      safety=None if safe else "unsafe",
                      rewrite=lambda: _watch_first(tape, what))
+
+
+def _numbers(value) -> bool:
+    """NumPy data or Python numbers (a list of tensors or variables is not)."""
+    if value.kind in (Kind.NDARRAY, Kind.NUMBER):
+        return True
+    items = value.items if value.items is not None else (value.element,) if value.element is not None else ()
+    return value.kind in (Kind.PYLIST, Kind.PYTUPLE) and bool(items) and all(_numbers(i) for i in items)
 
 
 def _host(model, tape, call, source, problem, dtype) -> _Decision:

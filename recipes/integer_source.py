@@ -1,0 +1,284 @@
+"""integer-source: gradients asked through an integer variable, weight or
+watched tensor.
+
+What it does:
+- ``w = tf.Variable(5)`` (or ``dtype=tf.int32``) whose name is a source of
+  ``tape.gradient``/``minimize`` becomes ``tf.Variable(5.0)`` (or
+  ``dtype=tf.float32``);
+- ``self.add_weight(..., dtype=tf.int32)`` (or ``"int64"``...) of a trainable
+  weight becomes ``dtype=tf.float32``;
+- ``tape.watch(i)`` of an integer tensor, and an integer tensor given as a
+  source, are reported.
+
+Why this is a bug: gradients are only defined for floating (and complex)
+dtypes. A tape does not record operations on integer tensors, so
+``tape.gradient`` returns None for an integer variable and the optimizer
+says "No gradients provided for any variable"; a Python int literal
+(``tf.Variable(3)``) makes an int32 variable.
+
+Example::
+
+    w = tf.Variable(5)
+    ...
+    grads = tape.gradient(loss, [w])    # [None]
+    # becomes
+    w = tf.Variable(5.0)
+
+Safe when every read of the variable is one a float variable serves the
+same way: a gradient source, arithmetic with Python numbers or floating
+tensors, a ``tf.*`` math op or ``tf.cast``, printing. Anything else
+(indexing with it, ``range(w)``, ``//``, ``%``, a function of the module or
+an integer tensor operand) makes the fix unsafe, and the message names it.
+An integer weight of a layer is always unsafe: ``call`` may mix it with
+integer inputs, which Keras does not cast.
+
+CAVEATS:
+- Only variables bound to a name or ``self.<attr>`` are followed; a variable
+  built in a list or returned by a function is not seen.
+- ``trainable=False`` integer variables (step counters) are never reported.
+- A watched integer tensor is only reported: making it float changes the
+  loop or the indexing that uses it; cast a float copy before the tape.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from migrate.recipe import Recipe, propose
+from recipes import _fissix as s
+from recipes._model import Kind, model_of
+from recipes._model.dtypes import dtype_named, dtype_of, is_floating, is_integer
+from recipes._model.sources import gradient_arguments
+
+VARIABLE = "power< any* trailer< '.' 'Variable' > trailer< '(' any* ')' > >"
+BARE_VARIABLE = "power< 'Variable' trailer< '(' any* ')' > >"
+ADD_WEIGHT = "power< any* trailer< '.' 'add_weight' > trailer< '(' any* ')' > >"
+WATCH = "power< tape=NAME trailer< '.' 'watch' > trailer< '(' any ')' > >"
+_SOURCE_METHODS = {"gradient", "minimize", "jacobian"}
+_ARITHMETIC = {"+", "-", "*", "/", "**"}
+
+
+def _tf_module(model, call) -> Optional[str]:
+    """How this module spells tensorflow: the callee's module, else an alias of it."""
+    callee = s.call_parts(call)
+    if callee and "." in callee[0]:
+        return callee[0].rsplit(".", 1)[0]
+    return min(model.imports.aliases("tensorflow"), default=None)
+
+
+def _trainable(keywords) -> bool:
+    flag = keywords.get("trainable")
+    return flag is None or s.code(flag) != "False"
+
+
+def _assigned_key(call) -> Optional[str]:
+    """``w`` of ``w = tf.Variable(...)``, ``self.w`` of ``self.w = ...``."""
+    stmt = call.parent
+    if stmt is None or stmt.type != s.syms.expr_stmt or len(stmt.children) != 3 or stmt.children[2] is not call:
+        return None
+    target = stmt.children[0]
+    if s.is_name(target):
+        return target.value
+    return s.code(target) if target.type == s.syms.power and s.dotted_name(target) else None
+
+
+# ---------------------------------------------------------------- tf.Variable
+
+def _integer_variable(node, capture, filename) -> bool:
+    model = model_of(node)
+    if model.callee(node) != "tensorflow.Variable":
+        return False
+    positional, keywords = s.split_arguments(node.children[-1])
+    if not _trainable(keywords) or not is_integer(dtype_of(model, node)):
+        return False
+    key = _assigned_key(node)
+    if key is None:
+        return False
+    if "." in key:
+        owner = model.method_class(model.scope_of(node).node) if model.scope_of(node).node.type == s.syms.funcdef \
+            else None
+        if owner is None or not model.keras_role(owner):
+            return False
+        capture["reads"] = None  # a layer's weight: Keras differentiates it
+    else:
+        reads = [leaf for leaf in s.name_reads(s.scope_of(node), key)
+                 if any(b.node is node.parent.children[0] for b in model.reaching(key, leaf))]
+        if not any(_is_gradient_source(model, leaf) for leaf in reads):
+            return False
+        capture["reads"] = reads
+    capture["positional"], capture["keywords"] = positional, keywords
+    return True
+
+
+def _is_gradient_source(model, leaf) -> bool:
+    """``leaf`` is (in) the sources of ``tape.gradient``/``minimize``/``var_list=``."""
+    node = leaf
+    while node.parent is not None and node.type not in (s.syms.simple_stmt, s.syms.suite):
+        parent = node.parent
+        if parent.type == s.syms.argument and parent.children[0].type == s.token.NAME \
+                and parent.children[0].value == "var_list":
+            return True
+        if parent.type == s.syms.trailer and parent.children[0].type == s.token.LPAR:
+            power = parent.parent
+            index = s.index_of(power.children, parent)
+            method = power.children[index - 1]
+            if method.type == s.syms.trailer and method.children[0].type == s.token.DOT \
+                    and method.children[1].value in _SOURCE_METHODS:
+                parts = gradient_arguments(power) if method.children[1].value == "gradient" else None
+                positional, _ = s.split_arguments(parent)
+                sources = parts[1] if parts else positional[1] if len(positional) > 1 else None
+                return sources is not None and s.contains(sources, leaf)
+        node = parent
+    return False
+
+
+def _unsafe_read(model, leaf) -> Optional[str]:
+    """Why a float variable would not serve this read as the integer one did."""
+    if _is_gradient_source(model, leaf) or _in_tensorflow_call(model, leaf):
+        return None
+    parent = leaf.parent
+    if parent.type in (s.syms.arith_expr, s.syms.term):
+        ops = {op.value for op in parent.children[1::2]}
+        others = [o for o in parent.children[::2] if o is not leaf]
+        if ops <= _ARITHMETIC and all(o.type == s.token.NUMBER or is_floating(dtype_of(model, o)) for o in others):
+            return _unsafe_read(model, parent) if parent.parent.type in (s.syms.arith_expr, s.syms.term) \
+                else _context_of(model, parent)
+        return f"`{s.shown(parent)}` (line {leaf.lineno}) may rely on the integer dtype"
+    if parent.type == s.syms.power and parent.children[0] is leaf and len(parent.children) == 3 \
+            and s.code(parent.children[1]) in (".numpy", ".assign", ".assign_add", ".assign_sub"):
+        args = s.call_args(parent.children[2])
+        if s.code(parent.children[1]) == ".numpy" or all(a.type == s.token.NUMBER for a in args):
+            return None
+    return _context_of(model, leaf)
+
+
+def _context_of(model, expr) -> Optional[str]:
+    """An arithmetic result is fine as an assignment's value, a tf.* argument or printed."""
+    parent = expr.parent
+    if parent.type == s.syms.expr_stmt and parent.children[-1] is expr:
+        return None
+    if _in_tensorflow_call(model, expr):
+        return None
+    call = _call_passing(expr)
+    if call is not None:
+        return f"`{s.shown(call)}` (line {expr.get_lineno()}) passes it to code that may rely on the integer dtype"
+    return f"`{s.shown(parent)}` (line {expr.get_lineno()}) may rely on the integer dtype"
+
+
+def _call_passing(expr):
+    """The call ``expr`` is an argument of; None when it is not one."""
+    parent = expr.parent
+    if parent.type == s.syms.arglist:
+        parent = parent.parent
+    return parent.parent if parent.type == s.syms.trailer and parent.children[0].type == s.token.LPAR else None
+
+
+def _in_tensorflow_call(model, expr) -> bool:
+    """``expr`` is an argument of a ``tf.*`` op (not one that wants integers) or of print()."""
+    call = _call_passing(expr)
+    if call is None:
+        return False
+    callee = model.callee(call) or ""
+    if model.kind_of(call.children[0]).what == "builtin:print":
+        return True
+    return callee.startswith("tensorflow.") and callee.rsplit(".", 1)[1] not in (
+        "range", "one_hot", "gather", "tile", "reshape", "fill", "zeros", "ones", "while_loop")
+
+
+def _float_variable(node, capture, filename) -> None:
+    model = model_of(node)
+    positional, keywords = capture["positional"], capture["keywords"]
+    reads = capture["reads"]
+    what = s.code(node.parent.children[0])
+    problem = (f"`{what}` is an integer tf.Variable ({dtype_of(model, node)}) that gradients are asked for: "
+               "a tape records no gradient through integers, so its gradient is None")
+    if reads is None:
+        safety, why = "unsafe", "; unsafe: it is a layer's weight, which call() may mix with integer inputs"
+    else:
+        reasons = [r for r in (_unsafe_read(model, leaf) for leaf in reads) if r]
+        safety, why = (None, "") if not reasons else ("unsafe", f"; unsafe: {reasons[0]}")
+    module = _tf_module(model, node)
+    if module is None:
+        propose(node, f"{problem}: make it float", fixable=False)
+    elif propose(node, f"{problem}: make it float{why}", safety=safety):
+        _make_float(module, node, positional, keywords)
+
+
+def _make_float(module: str, call, positional, keywords) -> None:
+    if "dtype" in keywords:
+        s.replace_with(keywords["dtype"], s.parse_expression(f"{module}.float32"))
+        return
+    first = s.unparen(positional[0]) if positional else None
+    if first is not None and first.type == s.token.NUMBER:
+        first.value = f"{first.value}.0"
+        first.changed()
+        return
+    trailer = call.children[-1]
+    arglist = trailer.children[1] if len(trailer.children) == 3 else None
+    text = f"{s.code(arglist)}, dtype={module}.float32" if arglist is not None else f"dtype={module}.float32"
+    s.replace_with(trailer, s.parse_expression(f"f({text})").children[1])
+
+
+# ---------------------------------------------------------------- add_weight
+
+def _integer_weight(node, capture, filename) -> bool:
+    model = model_of(node)
+    if node.children[0].type != s.token.NAME or len(node.children) != 3:
+        return False
+    function = model.scope_of(node).node
+    owner = model.method_class(function) if function.type == s.syms.funcdef else None
+    if owner is None or not model.keras_role(owner):
+        return False
+    _, keywords = s.split_arguments(node.children[-1])
+    dtype = keywords.get("dtype")
+    return dtype is not None and _trainable(keywords) and is_integer(dtype_named(model, dtype))
+
+
+def _float_weight(node, capture, filename) -> None:
+    model = model_of(node)
+    dtype = s.split_arguments(node.children[-1])[1]["dtype"]
+    name = dtype_named(model, dtype)
+    if propose(node, f"a trainable weight of integer dtype ({name}): a tape records no gradient through "
+                     "integers, so training gets None for it (\"No gradients provided\"): make it float; "
+                     "unsafe: call() may mix it with integer inputs, which Keras does not cast",
+               safety="unsafe"):
+        float_name = "float32"
+        replacement = f"\"{float_name}\"" if dtype.type == s.token.STRING else \
+            s.code(dtype).rsplit(".", 1)[0] + f".{float_name}"
+        s.replace_with(dtype, s.parse_expression(replacement))
+
+
+# ---------------------------------------------------------------- integer tensors watched or differentiated
+
+def _integer_watch(node, capture, filename) -> bool:
+    model = model_of(node)
+    tape = model.tape_named(capture["tape"].value, capture["tape"])
+    args = s.call_args(node.children[-1])
+    if tape is None or len(args) != 1:
+        return False
+    watched = s.literal_elements(s.unparen(args[0])) or [args[0]]
+    found = [a for a in watched if model.kind_of(a).kind is Kind.TENSOR and is_integer(dtype_of(model, a))]
+    capture["found"] = found
+    return bool(found)
+
+
+def _report_watch(node, capture, filename) -> None:
+    model = model_of(node)
+    for expr in capture["found"]:
+        propose(expr, f"`{s.shown(expr)}` is an integer tensor ({dtype_of(model, expr)}): watching it records "
+                      "nothing, gradients are only defined for floating dtypes, so the gradient is None; "
+                      "make the value float (a float constant, or tf.cast before the tape) where the code that "
+                      "reads it allows", fixable=False)
+
+
+RECIPE = Recipe(
+    id="integer-source",
+    summary="tf.Variable(3) / add_weight(dtype=tf.int32) differentiated -> float; integer tensors watched: report",
+    safety="safe",
+    query=lambda q: (q.select(VARIABLE).filter(_integer_variable).modify(_float_variable)
+                     .select(BARE_VARIABLE).filter(_integer_variable).modify(_float_variable)
+                     .select(ADD_WEIGHT).filter(_integer_weight).modify(_float_weight)
+                     .select(WATCH).filter(_integer_watch).modify(_report_watch)),
+    tokens=("Variable(", "add_weight(", ".watch("),
+    before_fails="none-gradient",
+)
