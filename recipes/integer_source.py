@@ -42,7 +42,7 @@ CAVEATS:
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import List, Optional
 
 from migrate.recipe import Recipe, propose
 from recipes import _fissix as s
@@ -95,17 +95,16 @@ def _integer_variable(node, capture, filename) -> bool:
     if key is None:
         return False
     if "." in key:
-        owner = model.method_class(model.scope_of(node).node) if model.scope_of(node).node.type == s.syms.funcdef \
-            else None
-        if owner is None or not model.keras_role(owner):
+        owner = _keras_owner(model, node)
+        if owner is None or not key.startswith("self."):
             return False
-        capture["reads"] = None  # a layer's weight: Keras differentiates it
+        capture["reasons"] = _attribute_reasons(model, owner, key[len("self."):])  # Keras differentiates it
     else:
         reads = [leaf for leaf in s.name_reads(s.scope_of(node), key)
                  if any(b.node is node.parent.children[0] for b in model.reaching(key, leaf))]
         if not any(_is_gradient_source(model, leaf) for leaf in reads):
             return False
-        capture["reads"] = reads
+        capture["reasons"] = [r for r in (_unsafe_read(model, leaf) for leaf in reads) if r]
     capture["positional"], capture["keywords"] = positional, keywords
     return True
 
@@ -134,7 +133,7 @@ def _is_gradient_source(model, leaf) -> bool:
 
 def _unsafe_read(model, leaf) -> Optional[str]:
     """Why a float variable would not serve this read as the integer one did."""
-    if _is_gradient_source(model, leaf) or _in_tensorflow_call(model, leaf):
+    if _is_gradient_source(model, leaf) or _in_tensorflow_call(model, leaf) or _applied(leaf):
         return None
     parent = leaf.parent
     if parent.type in (s.syms.arith_expr, s.syms.term):
@@ -143,13 +142,34 @@ def _unsafe_read(model, leaf) -> Optional[str]:
         if ops <= _ARITHMETIC and all(o.type == s.token.NUMBER or is_floating(dtype_of(model, o)) for o in others):
             return _unsafe_read(model, parent) if parent.parent.type in (s.syms.arith_expr, s.syms.term) \
                 else _context_of(model, parent)
-        return f"`{s.shown(parent)}` (line {leaf.lineno}) may rely on the integer dtype"
+        return f"`{s.shown(parent)}` (line {leaf.get_lineno()}) may rely on the integer dtype"
     if parent.type == s.syms.power and parent.children[0] is leaf and len(parent.children) == 3 \
             and s.code(parent.children[1]) in (".numpy", ".assign", ".assign_add", ".assign_sub"):
         args = s.call_args(parent.children[2])
-        if s.code(parent.children[1]) == ".numpy" or all(a.type == s.token.NUMBER for a in args):
+        if s.code(parent.children[1]) == ".numpy" or all(_never_an_integer_tensor(model, a) for a in args):
             return None
     return _context_of(model, leaf)
+
+
+def _never_an_integer_tensor(model, expr) -> bool:
+    """A value a float variable accepts whenever the integer one did: a number,
+    a floating tensor, arithmetic with a float literal (a float or an error)."""
+    expr = s.unparen(expr)
+    if expr.type == s.token.NUMBER or is_floating(dtype_of(model, expr)):
+        return True
+    return expr.type in (s.syms.arith_expr, s.syms.term) and any(
+        leaf.type == s.token.NUMBER and ("." in leaf.value or "e" in leaf.value.lower())
+        for leaf in expr.children[::2])
+
+
+def _applied(leaf) -> bool:
+    """``leaf`` is read in ``optimizer.apply_gradients(...)``."""
+    node = leaf.parent
+    while node is not None and node.type not in (s.syms.simple_stmt, s.syms.suite):
+        if node.type == s.syms.power and any(s.code(k) == ".apply_gradients" for k in node.children):
+            return True
+        node = node.parent
+    return False
 
 
 def _context_of(model, expr) -> Optional[str]:
@@ -188,15 +208,11 @@ def _in_tensorflow_call(model, expr) -> bool:
 def _float_variable(node, capture, filename) -> None:
     model = model_of(node)
     positional, keywords = capture["positional"], capture["keywords"]
-    reads = capture["reads"]
+    reasons = capture["reasons"]
     what = s.code(node.parent.children[0])
     problem = (f"`{what}` is an integer tf.Variable ({dtype_of(model, node)}) that gradients are asked for: "
                "a tape records no gradient through integers, so its gradient is None")
-    if reads is None:
-        safety, why = "unsafe", "; unsafe: it is a layer's weight, which call() may mix with integer inputs"
-    else:
-        reasons = [r for r in (_unsafe_read(model, leaf) for leaf in reads) if r]
-        safety, why = (None, "") if not reasons else ("unsafe", f"; unsafe: {reasons[0]}")
+    safety, why = (None, "") if not reasons else ("unsafe", f"; unsafe: {reasons[0]}")
     module = _tf_module(model, node)
     if module is None:
         propose(node, f"{problem}: make it float", fixable=False)
@@ -221,30 +237,61 @@ def _make_float(module: str, call, positional, keywords) -> None:
 
 # ---------------------------------------------------------------- add_weight
 
-def _integer_weight(node, capture, filename) -> bool:
-    model = model_of(node)
-    if node.children[0].type != s.token.NAME or len(node.children) != 3:
-        return False
+def _keras_owner(model, node):
+    """The Keras layer or model class whose method ``node`` is in; else None."""
     function = model.scope_of(node).node
     owner = model.method_class(function) if function.type == s.syms.funcdef else None
-    if owner is None or not model.keras_role(owner):
+    return owner if owner is not None and model.keras_role(owner) else None
+
+
+def _attribute_reasons(model, cls, attr: str) -> List[str]:
+    """Why a float weight would not serve each read of ``self.<attr>`` in ``cls``'s methods."""
+    reasons = []
+    for function in model.methods(cls).values():
+        for node in function.pre_order():
+            kids = node.children if node.type == s.syms.power else ()
+            if len(kids) < 2 or not s.is_name(kids[0], "self") or s.code(kids[1]) != f".{attr}":
+                continue
+            if node.parent.type == s.syms.expr_stmt and node.parent.children[0] is node:
+                continue  # the binding itself
+            reason = _unsafe_read(model, node) if len(kids) == 2 else \
+                f"`{s.shown(node)}` (line {node.get_lineno()}) may rely on the integer dtype"
+            if reason:
+                reasons.append(reason)
+    return reasons
+
+
+def _integer_weight(node, capture, filename) -> bool:
+    model = model_of(node)
+    if not s.is_name(node.children[0], "self") or len(node.children) != 3:
         return False
+    owner = _keras_owner(model, node)
     _, keywords = s.split_arguments(node.children[-1])
     dtype = keywords.get("dtype")
-    return dtype is not None and _trainable(keywords) and is_integer(dtype_named(model, dtype))
+    key = _assigned_key(node)
+    if owner is None or dtype is None or not _trainable(keywords) or not is_integer(dtype_named(model, dtype)):
+        return False
+    capture["reasons"] = _attribute_reasons(model, owner, key[len("self."):]) \
+        if key and key.startswith("self.") else ["the weight is not bound to an attribute of the layer"]
+    return True
 
 
 def _float_weight(node, capture, filename) -> None:
     model = model_of(node)
     dtype = s.split_arguments(node.children[-1])[1]["dtype"]
-    name = dtype_named(model, dtype)
-    if propose(node, f"a trainable weight of integer dtype ({name}): a tape records no gradient through "
-                     "integers, so training gets None for it (\"No gradients provided\"): make it float; "
-                     "unsafe: call() may mix it with integer inputs, which Keras does not cast",
-               safety="unsafe"):
-        float_name = "float32"
-        replacement = f"\"{float_name}\"" if dtype.type == s.token.STRING else \
-            s.code(dtype).rsplit(".", 1)[0] + f".{float_name}"
+    reasons = capture["reasons"]
+    why = f"; unsafe: {reasons[0]}" if reasons else ""
+    if dtype.type == s.token.STRING:
+        replacement = '"float32"'
+    else:
+        spelled = s.code(dtype)
+        module = spelled.rsplit(".", 1)[0] if "." in spelled else _tf_module(model, node)
+        replacement = f"{module}.float32" if module else None
+    message = (f"a trainable weight of integer dtype ({dtype_named(model, dtype)}): a tape records no gradient "
+               "through integers, so training gets None for it (\"No gradients provided\"): make it float")
+    if replacement is None:
+        propose(node, message, fixable=False)
+    elif propose(node, message + why, safety="unsafe" if reasons else None):
         s.replace_with(dtype, s.parse_expression(replacement))
 
 

@@ -3,7 +3,8 @@
 
 What it does: when the sources of ``tape.gradient`` are ``m.variables`` or
 ``m.weights`` of a value the semantic model knows is a Keras model or layer
-(also ``self`` in one), they become ``m.trainable_variables`` /
+(also ``self`` in one, or a parameter every call in the module passes one
+to: a tf.Module has the same two attributes), they become ``m.trainable_variables`` /
 ``m.trainable_weights``, and so does the ``m.variables`` an optimizer's
 ``apply_gradients(zip(grads, m.variables))`` pairs the gradients with.
 
@@ -53,7 +54,7 @@ def _all_weights(model, expr) -> Optional[str]:
     if len(kids) < 2 or kids[-1].type != s.syms.trailer or kids[-1].children[0].type != s.token.DOT \
             or kids[-1].children[1].value not in _TRAINABLE:
         return None
-    if len(kids) != 2 or model.kind_of(kids[0]).kind not in (Kind.MODEL, Kind.LAYER):
+    if len(kids) != 2 or model.likely_kind_of(kids[0]).kind not in (Kind.MODEL, Kind.LAYER):
         return None
     return s.code(kids[0])
 

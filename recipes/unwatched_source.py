@@ -117,9 +117,23 @@ def _watch_state(model, tape, source):
     first = _first_reader(tape, aliases)
     for arg in matching:
         place = next(i for i, stmt in enumerate(body) if s.contains(stmt, arg))
-        if first < 0 or place <= first:
+        if first < 0 or place <= first or _records_anyway(model, body[first:place]):
             return "watched", None
     return "late", matching[0]
+
+
+def _records_anyway(model, statements) -> bool:
+    """Could the tape have recorded these statements without the watch? It
+    records an op when any input is watched, and it watches every trainable
+    variable it sees: a variable, a model or layer call, or anything the
+    model cannot type (an attribute, a call of unknown code) may be one."""
+    for stmt in statements:
+        for leaf in s.name_leaves(stmt):
+            value = model.kind_of(leaf)
+            if value.kind in (Kind.VARIABLE, Kind.MODEL, Kind.LAYER, Kind.UNKNOWN) \
+                    and not (leaf.parent.type == s.syms.trailer and leaf.prev_sibling is not None):
+                return True
+    return False
 
 
 def _decide(node, capture, filename) -> bool:
@@ -189,10 +203,11 @@ def _plain(model, tape, call, target, source) -> Optional[_Decision]:
     if not connected and s.name_reads(tape.body, source.value):
         return None  # read only through .numpy()/float()/np.*: numpy-on-loss-path's
     what = source.value
-    where = "only after the computation that reads it" if state == "late" else "never"
+    watched = f"watched by `{tape.name}` only after the computation that reads it" if state == "late" \
+        else f"never watched by `{tape.name}`"
     kind = "tf.Variable, and the tape is watch_accessed_variables=False" \
         if value.kind is Kind.VARIABLE else value.describe()
-    problem = f"`{what}` ({kind}) is {where} watched by `{tape.name}`, so tape.gradient returns None for it"
+    problem = f"`{what}` ({kind}) is {watched}, so tape.gradient returns None for it"
     if not connected:
         return _Decision(source, f"{problem}; the target is computed in the tape without reading `{what}`, so "
                                  "watching it alone will not connect them: compute the target from it")
