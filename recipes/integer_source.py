@@ -8,7 +8,7 @@ What it does:
 - ``self.add_weight(..., dtype=tf.int32)`` (or ``"int64"``...) of a trainable
   weight becomes ``dtype=tf.float32``;
 - ``tape.watch(i)`` of an integer tensor, and an integer tensor given as a
-  source, are reported.
+  source of ``tape.gradient`` without a watch, are reported.
 
 Why this is a bug: gradients are only defined for floating (and complex)
 dtypes. A tape does not record operations on integer tensors, so
@@ -29,8 +29,9 @@ same way: a gradient source, arithmetic with Python numbers or floating
 tensors, a ``tf.*`` math op or ``tf.cast``, printing. Anything else
 (indexing with it, ``range(w)``, ``//``, ``%``, a function of the module or
 an integer tensor operand) makes the fix unsafe, and the message names it.
-An integer weight of a layer is always unsafe: ``call`` may mix it with
-integer inputs, which Keras does not cast.
+For a layer's weight (``add_weight`` or ``self.w = tf.Variable(...)``) the
+reads are those of ``self.<attr>`` in the class's methods: ``inputs *
+self.w`` is unsafe, since Keras does not cast integer inputs.
 
 CAVEATS:
 - Only variables bound to a name or ``self.<attr>`` are followed; a variable
@@ -54,6 +55,7 @@ VARIABLE = "power< any* trailer< '.' 'Variable' > trailer< '(' any* ')' > >"
 BARE_VARIABLE = "power< 'Variable' trailer< '(' any* ')' > >"
 ADD_WEIGHT = "power< any* trailer< '.' 'add_weight' > trailer< '(' any* ')' > >"
 WATCH = "power< tape=NAME trailer< '.' 'watch' > trailer< '(' any ')' > >"
+GRADIENT = "power< tape=NAME trailer< '.' 'gradient' > trailer< '(' arglist ')' > any* >"
 _SOURCE_METHODS = {"gradient", "minimize", "jacobian"}
 _ARITHMETIC = {"+", "-", "*", "/", "**"}
 
@@ -138,7 +140,7 @@ def _unsafe_read(model, leaf) -> Optional[str]:
     parent = leaf.parent
     if parent.type in (s.syms.arith_expr, s.syms.term):
         ops = {op.value for op in parent.children[1::2]}
-        others = [o for o in parent.children[::2] if o is not leaf]
+        others = [o for o in parent.children[::2] if s.code(o) != s.code(leaf)]  # itself: float too
         if ops <= _ARITHMETIC and all(o.type == s.token.NUMBER or is_floating(dtype_of(model, o)) for o in others):
             return _unsafe_read(model, parent) if parent.parent.type in (s.syms.arith_expr, s.syms.term) \
                 else _context_of(model, parent)
@@ -182,7 +184,8 @@ def _context_of(model, expr) -> Optional[str]:
     call = _call_passing(expr)
     if call is not None:
         return f"`{s.shown(call)}` (line {expr.get_lineno()}) passes it to code that may rely on the integer dtype"
-    return f"`{s.shown(parent)}` (line {expr.get_lineno()}) may rely on the integer dtype"
+    shown = parent.parent if parent.type == s.syms.trailer else parent  # `table[i]`, not `[i]`
+    return f"`{s.shown(shown)}` (line {expr.get_lineno()}) may rely on the integer dtype"
 
 
 def _call_passing(expr):
@@ -231,7 +234,7 @@ def _make_float(module: str, call, positional, keywords) -> None:
         return
     trailer = call.children[-1]
     arglist = trailer.children[1] if len(trailer.children) == 3 else None
-    text = f"{s.code(arglist)}, dtype={module}.float32" if arglist is not None else f"dtype={module}.float32"
+    text = f"{str(arglist).strip()}, dtype={module}.float32" if arglist is not None else f"dtype={module}.float32"
     s.replace_with(trailer, s.parse_expression(f"f({text})").children[1])
 
 
@@ -318,6 +321,28 @@ def _report_watch(node, capture, filename) -> None:
                       "reads it allows", fixable=False)
 
 
+def _integer_sources(node, capture, filename) -> bool:
+    model = model_of(node)
+    tape = model.tape_named(capture["tape"].value, capture["tape"])
+    parts = gradient_arguments(node)
+    if tape is None or parts is None:
+        return False
+    watched = {s.code(s.unparen(a)) for a in tape.watch_arguments()}
+    found = [src for src in map(s.unparen, parts[2]) if s.is_name(src) and src.value not in watched
+             and model.kind_of(src).kind is Kind.TENSOR and is_integer(dtype_of(model, src))]
+    capture["found"] = found
+    return bool(found)
+
+
+def _report_source(node, capture, filename) -> None:
+    model = model_of(node)
+    for expr in capture["found"]:
+        propose(expr, f"`{s.shown(expr)}` is an integer tensor ({dtype_of(model, expr)}): gradients are only "
+                      "defined for floating dtypes, so the gradient with respect to it is None; make it float "
+                      "(a float constant, or tf.cast before the tape), watch it and compute from it",
+                fixable=False)
+
+
 RECIPE = Recipe(
     id="integer-source",
     summary="tf.Variable(3) / add_weight(dtype=tf.int32) differentiated -> float; integer tensors watched: report",
@@ -325,7 +350,8 @@ RECIPE = Recipe(
     query=lambda q: (q.select(VARIABLE).filter(_integer_variable).modify(_float_variable)
                      .select(BARE_VARIABLE).filter(_integer_variable).modify(_float_variable)
                      .select(ADD_WEIGHT).filter(_integer_weight).modify(_float_weight)
-                     .select(WATCH).filter(_integer_watch).modify(_report_watch)),
-    tokens=("Variable(", "add_weight(", ".watch("),
+                     .select(WATCH).filter(_integer_watch).modify(_report_watch)
+                     .select(GRADIENT).filter(_integer_sources).modify(_report_source)),
+    tokens=("Variable(", "add_weight(", ".watch(", ".gradient("),
     before_fails="none-gradient",
 )

@@ -207,7 +207,8 @@ def _plain(model, tape, call, target, source) -> Optional[_Decision]:
         else f"never watched by `{tape.name}`"
     kind = "tf.Variable, and the tape is watch_accessed_variables=False" \
         if value.kind is Kind.VARIABLE else value.describe()
-    problem = f"`{what}` ({kind}) is {watched}, so tape.gradient returns None for it"
+    problem = f"`{what}` ({kind}) is not a tensor and is {watched}: tape.gradient raises on NumPy and Python data" \
+        if _numbers(value) else f"`{what}` ({kind}) is {watched}, so tape.gradient returns None for it"
     if not connected:
         return _Decision(source, f"{problem}; the target is computed in the tape without reading `{what}`, so "
                                  "watching it alone will not connect them: compute the target from it")
@@ -241,10 +242,8 @@ def _host(model, tape, call, source, problem, dtype) -> _Decision:
     if later:
         reasons.append(f"line {later[0].lineno} reads `{what}` again, which is a tensor after the conversion")
     if module is None:
-        return _Decision(source, f"{problem} (tape.gradient raises on NumPy data): convert it to a tensor "
-                                 "before the tape and watch it")
-    return _Decision(source, f"{problem} (tape.gradient raises on NumPy data): convert it to a float32 tensor "
-                             "before the tape and watch it" + ("; unsafe: " + "; ".join(reasons) if reasons else ""),
+        return _Decision(source, f"{problem}; convert it to a tensor before the tape and watch it")
+    return _Decision(source, f"{problem}; convert it to a float32 tensor before the tape and watch it" + ("; unsafe: " + "; ".join(reasons) if reasons else ""),
                      safety="unsafe" if reasons else None,
                      rewrite=lambda: _convert_and_watch(tape, what, module))
 
