@@ -49,13 +49,13 @@ from migrate.recipe import Recipe, propose
 from recipes import _fissix as s
 from recipes._model import Kind, model_of
 from recipes._model.dtypes import dtype_named, dtype_of, is_floating, is_integer
-from recipes._model.sources import gradient_arguments
+from recipes._model.sources import gradient_arguments, gradient_of_tape
 
 VARIABLE = "power< any* trailer< '.' 'Variable' > trailer< '(' any* ')' > >"
 BARE_VARIABLE = "power< 'Variable' trailer< '(' any* ')' > >"
 ADD_WEIGHT = "power< any* trailer< '.' 'add_weight' > trailer< '(' any* ')' > >"
-WATCH = "power< tape=NAME trailer< '.' 'watch' > trailer< '(' any ')' > >"
-GRADIENT = "power< tape=NAME trailer< '.' 'gradient' > trailer< '(' arglist ')' > any* >"
+WATCH = "power< tape=NAME trailer< '.' method='watch' > trailer< '(' any ')' > >"
+GRADIENT = "power< tape=NAME trailer< '.' method='gradient' > trailer< '(' arglist ')' > any* >"
 _SOURCE_METHODS = {"gradient", "minimize", "jacobian"}
 _ARITHMETIC = {"+", "-", "*", "/", "**"}
 
@@ -300,47 +300,35 @@ def _float_weight(node, capture, filename) -> None:
 
 # ---------------------------------------------------------------- integer tensors watched or differentiated
 
-def _integer_watch(node, capture, filename) -> bool:
+def _integer_tensors(node, capture, filename) -> bool:
+    """``tape.watch(i)`` of integer tensors, or ``tape.gradient(y, i)`` with
+    integer tensor sources the tape does not watch."""
     model = model_of(node)
-    tape = model.tape_named(capture["tape"].value, capture["tape"])
-    args = s.call_args(node.children[-1])
-    if tape is None or len(args) != 1:
-        return False
-    watched = s.literal_elements(s.unparen(args[0])) or [args[0]]
-    found = [a for a in watched if model.kind_of(a).kind is Kind.TENSOR and is_integer(dtype_of(model, a))]
-    capture["found"] = found
-    return bool(found)
+    if capture["method"].value == "watch":
+        tape = model.tape_named(capture["tape"].value, capture["tape"])
+        args = s.call_args(node.children[-1])
+        if tape is None or len(args) != 1:
+            return False
+        candidates, watched = s.literal_elements(s.unparen(args[0])) or [args[0]], set()
+    else:
+        found = gradient_of_tape(model, node, capture["tape"])
+        if found is None:
+            return False
+        candidates = [src for src in map(s.unparen, found[1][2]) if s.is_name(src)]
+        watched = {s.code(s.unparen(a)) for a in found[0].watch_arguments()}
+    capture["found"] = [a for a in candidates if s.code(a) not in watched
+                        and model.kind_of(a).kind is Kind.TENSOR and is_integer(dtype_of(model, a))]
+    return bool(capture["found"])
 
 
-def _report_watch(node, capture, filename) -> None:
+def _report_tensors(node, capture, filename) -> None:
     model = model_of(node)
+    what = "watching it records nothing, gradients" if capture["method"].value == "watch" else "gradients"
     for expr in capture["found"]:
-        propose(expr, f"`{s.shown(expr)}` is an integer tensor ({dtype_of(model, expr)}): watching it records "
-                      "nothing, gradients are only defined for floating dtypes, so the gradient is None; "
-                      "make the value float (a float constant, or tf.cast before the tape) where the code that "
-                      "reads it allows", fixable=False)
-
-
-def _integer_sources(node, capture, filename) -> bool:
-    model = model_of(node)
-    tape = model.tape_named(capture["tape"].value, capture["tape"])
-    parts = gradient_arguments(node)
-    if tape is None or parts is None:
-        return False
-    watched = {s.code(s.unparen(a)) for a in tape.watch_arguments()}
-    found = [src for src in map(s.unparen, parts[2]) if s.is_name(src) and src.value not in watched
-             and model.kind_of(src).kind is Kind.TENSOR and is_integer(dtype_of(model, src))]
-    capture["found"] = found
-    return bool(found)
-
-
-def _report_source(node, capture, filename) -> None:
-    model = model_of(node)
-    for expr in capture["found"]:
-        propose(expr, f"`{s.shown(expr)}` is an integer tensor ({dtype_of(model, expr)}): gradients are only "
-                      "defined for floating dtypes, so the gradient with respect to it is None; make it float "
-                      "(a float constant, or tf.cast before the tape), watch it and compute from it",
-                fixable=False)
+        propose(expr, f"`{s.shown(expr)}` is an integer tensor ({dtype_of(model, expr)}): {what} are only defined "
+                      "for floating dtypes, so the gradient with respect to it is None; make the value float "
+                      "(a float constant, or tf.cast before the tape) where the code that reads it allows, and "
+                      "compute from it in the tape", fixable=False)
 
 
 RECIPE = Recipe(
@@ -350,8 +338,8 @@ RECIPE = Recipe(
     query=lambda q: (q.select(VARIABLE).filter(_integer_variable).modify(_float_variable)
                      .select(BARE_VARIABLE).filter(_integer_variable).modify(_float_variable)
                      .select(ADD_WEIGHT).filter(_integer_weight).modify(_float_weight)
-                     .select(WATCH).filter(_integer_watch).modify(_report_watch)
-                     .select(GRADIENT).filter(_integer_sources).modify(_report_source)),
+                     .select(WATCH).filter(_integer_tensors).modify(_report_tensors)
+                     .select(GRADIENT).filter(_integer_tensors).modify(_report_tensors)),
     tokens=("Variable(", "add_weight(", ".watch(", ".gradient("),
     before_fails="none-gradient",
 )

@@ -41,7 +41,7 @@ from typing import List, Optional
 from migrate.recipe import Recipe, propose
 from recipes import _fissix as s
 from recipes._model import Kind, model_of
-from recipes._model.sources import gradient_arguments
+from recipes._model.sources import gradient_of_tape
 
 PATTERN = "power< tape=NAME trailer< '.' 'gradient' > trailer< '(' arglist ')' > any* >"
 _TRAINABLE = {"variables": "trainable_variables", "weights": "trainable_weights"}
@@ -61,11 +61,10 @@ def _all_weights(model, expr) -> Optional[str]:
 
 def _decide(node, capture, filename) -> bool:
     model = model_of(node)
-    tape = model.tape_named(capture["tape"].value, capture["tape"])
-    parts = gradient_arguments(node)
-    if tape is None or parts is None:
+    found = gradient_of_tape(model, node, capture["tape"])
+    if found is None:
         return False
-    sources = s.unparen(parts[1])
+    sources = s.unparen(found[1][1])
     owner = _all_weights(model, sources)
     if owner is None:
         return False
@@ -110,7 +109,8 @@ def _modify(node, capture, filename) -> None:
     attr = sources.children[-1].children[1].value
     trainable = _TRAINABLE[attr]
     problem = (f"`{owner}.{attr}` includes non-trainable weights (BatchNormalization statistics, frozen "
-               "layers): their gradients are None (apply_gradients warns, and fails with \"No gradients provided\" when none is left); "
+               "layers): their gradients are None (apply_gradients warns, and fails with \"No gradients "
+               "provided\" when none is left); "
                f"differentiate `{owner}.{trainable}`")
     grads = _gradient_name(node)
     scope = s.scope_of(node)

@@ -52,13 +52,13 @@ CAVEATS:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, List, Optional
+from typing import Callable, Optional
 
 from migrate.recipe import Recipe, propose
 from recipes import _fissix as s
 from recipes._model import Kind, model_of
 from recipes._model.dtypes import dtype_of, is_floating, is_integer, is_symbolic
-from recipes._model.sources import computed_from, gradient_arguments, reads_through_tensors, tape_option
+from recipes._model.sources import computed_from, gradient_of_tape, reads_through_tensors, tape_option
 
 PATTERN = "power< tape=NAME trailer< '.' 'gradient' > trailer< '(' arglist ')' > any* >"
 _HOST = (Kind.NDARRAY, Kind.PYLIST, Kind.NUMBER)
@@ -138,11 +138,10 @@ def _records_anyway(model, statements) -> bool:
 
 def _decide(node, capture, filename) -> bool:
     model = model_of(node)
-    tape = model.tape_named(capture["tape"].value, capture["tape"])
-    parts = gradient_arguments(node)
-    if tape is None or tape.name is None or parts is None:
+    found = gradient_of_tape(model, node, capture["tape"])
+    if found is None:
         return False
-    target, _, sources = parts
+    tape, (target, _, sources) = found
     decisions = []
     for source in sources:
         source = s.unparen(source)
@@ -243,7 +242,8 @@ def _host(model, tape, call, source, problem, dtype) -> _Decision:
         reasons.append(f"line {later[0].lineno} reads `{what}` again, which is a tensor after the conversion")
     if module is None:
         return _Decision(source, f"{problem}; convert it to a tensor before the tape and watch it")
-    return _Decision(source, f"{problem}; convert it to a float32 tensor before the tape and watch it" + ("; unsafe: " + "; ".join(reasons) if reasons else ""),
+    unsafe = "; unsafe: " + "; ".join(reasons) if reasons else ""
+    return _Decision(source, f"{problem}; convert it to a float32 tensor before the tape and watch it{unsafe}",
                      safety="unsafe" if reasons else None,
                      rewrite=lambda: _convert_and_watch(tape, what, module))
 

@@ -27,8 +27,7 @@ if TYPE_CHECKING:
     from . import Model
 
 _DEPTH = 12
-_ALIASES = {"half": "float16", "double": "float64", "bool_": "bool", "single": "float32", "float_": "float64",
-            "int_": "int64", "float": "float64", "int": "int64"}
+_ALIASES = {"half": "float16", "double": "float64", "bool_": "bool", "single": "float32", "object_": "object"}
 # constructors whose value's dtype is float32 unless ``dtype=`` says otherwise
 _FLOAT32_MAKERS = {"zeros", "ones", "eye", "random.normal", "random.uniform", "random.truncated_normal",
                    "linspace", "random.stateless_normal", "random.stateless_uniform"}

@@ -5,6 +5,7 @@ through tensors (a ``.numpy()``, ``float()`` or ``np.*`` copy cuts the path:
 what is computed from it is not recorded, whatever is watched).
 
     gradient_arguments(call)      -> (target, sources, [source elements]) | None
+    gradient_of_tape(model, call, name_leaf) -> (Tape, arguments) | None
     tape_option(tape, "persistent") -> the keyword's expression | None
     computed_from(model, body, names) -> names bound in ``body`` from ``names``
     reads_through_tensors(model, expr, names) -> does ``expr`` read one of ``names`` as a tensor
@@ -41,6 +42,14 @@ def gradient_arguments(call) -> Optional[Tuple[object, object, List]]:
         return None
     elements = literal_elements(sources)
     return target, sources, elements if elements is not None else [sources]
+
+
+def gradient_of_tape(model: "Model", call, name_leaf) -> Optional[Tuple[Tape, Tuple[object, object, List]]]:
+    """``name.gradient(...)`` where ``name`` is a tape (``with ... as name``):
+    the tape and ``gradient_arguments``; None otherwise."""
+    tape = model.tape_named(name_leaf.value, name_leaf)
+    parts = gradient_arguments(call)
+    return (tape, parts) if tape is not None and tape.name is not None and parts is not None else None
 
 
 def tape_option(tape: Tape, keyword: str):
