@@ -49,7 +49,7 @@ from migrate.recipe import Recipe, propose
 from recipes import _fissix as s
 from recipes._model import Kind, model_of
 from recipes._model.dtypes import dtype_named, dtype_of, is_floating, is_integer
-from recipes._model.sources import gradient_arguments, gradient_of_tape
+from recipes._model.sources import gradient_arguments, gradient_of_tape, same_tensor
 
 VARIABLE = "power< any* trailer< '.' 'Variable' > trailer< '(' any* ')' > >"
 BARE_VARIABLE = "power< 'Variable' trailer< '(' any* ')' > >"
@@ -165,10 +165,10 @@ def _never_an_integer_tensor(model, expr) -> bool:
 
 
 def _applied(leaf) -> bool:
-    """``leaf`` is read in ``optimizer.apply_gradients(...)``."""
+    """``leaf`` is read in ``optimizer.apply_gradients(...)`` or ``tape.watch(...)``."""
     node = leaf.parent
     while node is not None and node.type not in (s.syms.simple_stmt, s.syms.suite):
-        if node.type == s.syms.power and any(s.code(k) == ".apply_gradients" for k in node.children):
+        if node.type == s.syms.power and any(s.code(k) in (".apply_gradients", ".watch") for k in node.children):
             return True
         node = node.parent
     return False
@@ -315,8 +315,8 @@ def _integer_tensors(node, capture, filename) -> bool:
         if found is None:
             return False
         candidates = [src for src in map(s.unparen, found[1][2]) if s.is_name(src)]
-        watched = {s.code(s.unparen(a)) for a in found[0].watch_arguments()}
-    capture["found"] = [a for a in candidates if s.code(a) not in watched
+        watched = {same_tensor(model, s.unparen(a)) for a in found[0].watch_arguments()}
+    capture["found"] = [a for a in candidates if same_tensor(model, a) not in watched
                         and model.kind_of(a).kind is Kind.TENSOR and is_integer(dtype_of(model, a))]
     return bool(capture["found"])
 

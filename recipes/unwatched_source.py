@@ -58,7 +58,8 @@ from migrate.recipe import Recipe, propose
 from recipes import _fissix as s
 from recipes._model import Kind, model_of
 from recipes._model.dtypes import dtype_of, is_floating, is_integer, is_symbolic
-from recipes._model.sources import computed_from, gradient_of_tape, reads_through_tensors, tape_option
+from recipes._model.sources import (computed_from, gradient_of_tape, reads_through_tensors, same_tensor,
+                                    tape_option)
 
 PATTERN = "power< tape=NAME trailer< '.' 'gradient' > trailer< '(' arglist ')' > any* >"
 _HOST = (Kind.NDARRAY, Kind.PYLIST, Kind.NUMBER)
@@ -75,17 +76,6 @@ class _Decision:
     rewrite: Optional[Callable[[], None]] = None
 
 
-def _root(model, expr):
-    """The name an alias chain ``a = b = x`` ends at (the same tensor)."""
-    seen = 0
-    while s.is_name(expr) and seen < 8:
-        value = model.assigned_value(expr.value, expr)
-        if value is None or not s.is_name(s.unparen(value)):
-            return expr.value
-        expr, seen = s.unparen(value), seen + 1
-    return s.code(expr)
-
-
 def _first_reader(tape, names) -> int:
     """Index of the first top-level statement of the tape body that reads ``names``."""
     for i, stmt in enumerate(s.statements(tape.body)):
@@ -100,12 +90,12 @@ def _is_watch(stmt, tape) -> bool:
 
 def _watch_state(model, tape, source):
     """("watched" | "late" | "none" | "unclear", the late watch's argument)."""
-    root = _root(model, source)
+    root = same_tensor(model, source)
     body = s.statements(tape.body)
     matching, unclear = [], False
     for arg in tape.watch_arguments():
         arg = s.unparen(arg)
-        if s.is_name(arg) and _root(model, arg) == root:
+        if s.is_name(arg) and same_tensor(model, arg) == root:
             matching.append(arg)
         elif not (s.is_name(arg) and model.kind_of(arg).kind in (Kind.TENSOR, Kind.VARIABLE)):
             unclear = True
@@ -117,16 +107,19 @@ def _watch_state(model, tape, source):
     first = _first_reader(tape, aliases)
     for arg in matching:
         place = next(i for i, stmt in enumerate(body) if s.contains(stmt, arg))
-        if first < 0 or place <= first or _records_anyway(model, body[first:place]):
+        if first < 0 or place <= first or _records_anyway(model, tape, body[first:place]):
             return "watched", None
     return "late", matching[0]
 
 
-def _records_anyway(model, statements) -> bool:
+def _records_anyway(model, tape, statements) -> bool:
     """Could the tape have recorded these statements without the watch? It
     records an op when any input is watched, and it watches every trainable
-    variable it sees: a variable, a model or layer call, or anything the
-    model cannot type (an attribute, a call of unknown code) may be one."""
+    variable it sees (unless watch_accessed_variables=False): a variable, a
+    model or layer call, or anything the model cannot type (an attribute, a
+    call of unknown code) may be one."""
+    if not _watches_variables(tape):
+        return False
     for stmt in statements:
         for leaf in s.name_leaves(stmt):
             value = model.kind_of(leaf)
@@ -166,6 +159,11 @@ def _symbolic(model, tape, source) -> Optional[_Decision]:
     return _Decision(source, f"{problem}: {_SYMBOLIC_WAY_OUT}")
 
 
+def _watches_variables(tape) -> bool:
+    flag = tape_option(tape, "watch_accessed_variables")
+    return flag is None or s.code(flag) != "False"
+
+
 def _first_computation(tape) -> int:
     for i, stmt in enumerate(s.statements(tape.body)):
         if not _is_watch(stmt, tape):
@@ -175,8 +173,7 @@ def _first_computation(tape) -> int:
 
 def _plain(model, tape, call, target, source) -> Optional[_Decision]:
     value = model.kind_of(source)
-    watches_variables = s.code(tape_option(tape, "watch_accessed_variables") or s.parse_expression("True"))
-    if value.kind is Kind.VARIABLE and watches_variables != "False":
+    if value.kind is Kind.VARIABLE and _watches_variables(tape):
         return None
     if value.kind not in (Kind.TENSOR, Kind.VARIABLE) and not _numbers(value):
         return None

@@ -7,6 +7,7 @@ what is computed from it is not recorded, whatever is watched).
     gradient_arguments(call)      -> (target, sources, [source elements]) | None
     gradient_of_tape(model, call, name_leaf) -> (Tape, arguments) | None
     tape_option(tape, "persistent") -> the keyword's expression | None
+    same_tensor(model, name)      -> the name an alias chain ``a = b = x`` ends at
     computed_from(model, body, names) -> names bound in ``body`` from ``names``
     reads_through_tensors(model, expr, names) -> does ``expr`` read one of ``names`` as a tensor
 """
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, List, Optional, Set, Tuple
 
-from ._tree import literal_elements, split_arguments, syms, token
+from ._tree import literal_elements, split_arguments, syms, token, unparen
 from .contexts import Tape
 
 if TYPE_CHECKING:
@@ -50,6 +51,19 @@ def gradient_of_tape(model: "Model", call, name_leaf) -> Optional[Tuple[Tape, Tu
     tape = model.tape_named(name_leaf.value, name_leaf)
     parts = gradient_arguments(call)
     return (tape, parts) if tape is not None and tape.name is not None and parts is not None else None
+
+
+def same_tensor(model: "Model", expr) -> str:
+    """The name an alias chain ``a = b = x`` ends at (one tensor object, so
+    watching ``a`` watches ``x``); the code of anything else."""
+    for _ in range(8):
+        if expr.type != token.NAME:
+            break
+        value = model.assigned_value(expr.value, expr)
+        if value is None or unparen(value).type != token.NAME:
+            return expr.value
+        expr = unparen(value)
+    return "".join(str(leaf) for leaf in expr.leaves()).strip() if expr.type != token.NAME else expr.value
 
 
 def tape_option(tape: Tape, keyword: str):
