@@ -56,13 +56,12 @@ from typing import Callable, Optional
 
 from migrate.recipe import Recipe, propose
 from recipes import _fissix as s
-from recipes._model import Kind, model_of
+from recipes._model import MANY, Kind, model_of
 from recipes._model.dtypes import dtype_of, is_floating, is_integer, is_symbolic
 from recipes._model.sources import (computed_from, gradient_of_tape, reads_through_tensors, same_tensor,
-                                    tape_option)
+                                    tape_module, tape_option)
 
 PATTERN = "power< tape=NAME trailer< '.' 'gradient' > trailer< '(' arglist ')' > any* >"
-_HOST = (Kind.NDARRAY, Kind.PYLIST, Kind.NUMBER)
 _SYMBOLIC_WAY_OUT = ("build a model that also outputs it (`tf.keras.Model(model.inputs, [layer.output, "
                      "model.output])`), call that model on your data in the tape, watch the tensor you feed "
                      "and differentiate with respect to the intermediate tensor it returns")
@@ -88,8 +87,9 @@ def _is_watch(stmt, tape) -> bool:
     return s.code(stmt).startswith(f"{tape.name}.watch(")
 
 
-def _watch_state(model, tape, source):
-    """("watched" | "late" | "none" | "unclear", the late watch's argument)."""
+def _watch_state(model, tape, source) -> str:
+    """"watched" (before the computation, or where the tape recorded it
+    anyway), "late", "none", or "unclear" (something else is watched)."""
     root = same_tensor(model, source)
     body = s.statements(tape.body)
     matching, unclear = [], False
@@ -100,16 +100,16 @@ def _watch_state(model, tape, source):
         elif not (s.is_name(arg) and model.kind_of(arg).kind in (Kind.TENSOR, Kind.VARIABLE)):
             unclear = True
     if unclear and not matching:
-        return "unclear", None
+        return "unclear"
     if not matching:
-        return "none", None
+        return "none"
     aliases = {root} | {s.code(a) for a in matching} | {source.value}
     first = _first_reader(tape, aliases)
     for arg in matching:
         place = next(i for i, stmt in enumerate(body) if s.contains(stmt, arg))
         if first < 0 or place <= first or _records_anyway(model, tape, body[first:place]):
-            return "watched", None
-    return "late", matching[0]
+            return "watched"
+    return "late"
 
 
 def _records_anyway(model, tape, statements) -> bool:
@@ -178,16 +178,16 @@ def _plain(model, tape, call, target, source) -> Optional[_Decision]:
     if value.kind not in (Kind.TENSOR, Kind.VARIABLE) and not _numbers(value):
         return None
     bindings = model.reaching(source.value, call)
-    if not bindings or any(s.contains(tape.statement, b.node) for b in bindings if hasattr(b, "node")) \
+    if not bindings or MANY in bindings or any(s.contains(tape.statement, b.node) for b in bindings) \
             or not model.same_value_at(source, tape.statement, call):
         return None  # bound in the tape (an intermediate result is recorded), or rebound after it
     dtype = dtype_of(model, source)
     if is_integer(dtype):
         return None  # integer-source's
-    state, late = _watch_state(model, tape, source)
+    state = _watch_state(model, tape, source)
     if state in ("watched", "unclear"):
         return None
-    if value.kind in _HOST and state != "none":
+    if _numbers(value) and state != "none":
         return None  # a watched NumPy value is per-step-tape's
     computed = computed_from(model, tape.body, {source.value})
     target_names = {leaf.value for leaf in s.name_leaves(target)}
@@ -203,12 +203,12 @@ def _plain(model, tape, call, target, source) -> Optional[_Decision]:
         else f"never watched by `{tape.name}`"
     kind = "tf.Variable, and the tape is watch_accessed_variables=False" \
         if value.kind is Kind.VARIABLE else value.describe()
-    problem = f"`{what}` ({kind}) is not a tensor and is {watched}: tape.gradient raises on NumPy and Python data" \
-        if _numbers(value) else f"`{what}` ({kind}) is {watched}, so tape.gradient returns None for it"
+    problem = f"`{what}` ({kind}) is {watched}, so tape.gradient returns None for it" if not _numbers(value) \
+        else f"`{what}` ({kind}) is not a tensor and is {watched}: tape.gradient raises on NumPy and Python data"
     if not connected:
         return _Decision(source, f"{problem}; the target is computed in the tape without reading `{what}`, so "
                                  "watching it alone will not connect them: compute the target from it")
-    if value.kind in _HOST:
+    if _numbers(value):
         return _host(model, tape, call, source, problem, dtype)
     safe = is_floating(dtype)
     why = "" if safe else f"; the dtype of `{what}` is not known here (a non-floating tensor gets no gradient " \
@@ -228,7 +228,7 @@ def _numbers(value) -> bool:
 
 def _host(model, tape, call, source, problem, dtype) -> _Decision:
     what = source.value
-    module = _tf_module(tape)
+    module = tape_module(tape)
     later = [leaf for leaf in s.name_reads(s.scope_of(call), what)
              if leaf.lineno > tape.statement.get_lineno() and not s.contains(tape.body, leaf)
              and not s.contains(call, leaf)]
@@ -243,14 +243,6 @@ def _host(model, tape, call, source, problem, dtype) -> _Decision:
     return _Decision(source, f"{problem}; convert it to a float32 tensor before the tape and watch it{unsafe}",
                      safety="unsafe" if reasons else None,
                      rewrite=lambda: _convert_and_watch(tape, what, module))
-
-
-def _tf_module(tape) -> Optional[str]:
-    """How this module spells tensorflow, read off ``tf.GradientTape()``."""
-    callee = s.call_parts(tape.statement.children[1].children[0]
-                          if tape.statement.children[1].type == s.syms.with_item
-                          else tape.statement.children[1])
-    return callee[0].rsplit(".", 1)[0] if callee and "." in callee[0] else None
 
 
 def _watch_first(tape, name: str) -> None:

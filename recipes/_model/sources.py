@@ -8,6 +8,7 @@ what is computed from it is not recorded, whatever is watched).
     gradient_of_tape(model, call, name_leaf) -> (Tape, arguments) | None
     tape_option(tape, "persistent") -> the keyword's expression | None
     same_tensor(model, name)      -> the name an alias chain ``a = b = x`` ends at
+    tape_module(tape)             -> "tf" of ``tf.GradientTape()``: how the module spells tensorflow
     computed_from(model, body, names) -> names bound in ``body`` from ``names``
     reads_through_tensors(model, expr, names) -> does ``expr`` read one of ``names`` as a tensor
 """
@@ -64,6 +65,16 @@ def same_tensor(model: "Model", expr) -> str:
             return expr.value
         expr = unparen(value)
     return "".join(str(leaf) for leaf in expr.leaves()).strip() if expr.type != token.NAME else expr.value
+
+
+def tape_module(tape: Tape) -> Optional[str]:
+    """How the module spells tensorflow, read off ``tf.GradientTape()``
+    (``tf``, ``tensorflow``); None for a bare ``GradientTape()``."""
+    item = tape.statement.children[1]
+    expr = item.children[0] if item.type == syms.with_item else item
+    head = expr.children[:-2] if expr.type == syms.power and len(expr.children) > 2 else []
+    spelled = "".join(str(part) for part in head).strip()
+    return spelled or None
 
 
 def tape_option(tape: Tape, keyword: str):
