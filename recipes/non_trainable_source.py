@@ -28,8 +28,10 @@ now follow the trainable list), and where the code checks gradients
 against None it is only reported: that code may count on the None entries.
 
 CAVEATS:
-- Only ``.variables``/``.weights`` of values provably Keras models or
-  layers; a ``tf.Module``'s variables or an unknown object's are not reported.
+- Only ``.variables``/``.weights`` of Keras models or layers: a value the
+  model proves is one, or a parameter every call in this module passes one
+  to (calls from other modules are not seen; the rewritten attribute exists
+  on any tf.Module too). An unknown object's are not reported.
 - A model whose weights are all trainable gets the same gradients either
   way: the finding is still made (its next BatchNormalization would break it).
 """

@@ -40,6 +40,10 @@ CAVEATS:
   list built elsewhere) is not reported: unknown is not evidence.
 - A tape that watches something the model cannot relate to the source (a
   list, a call) is trusted to watch it.
+- A watch after the computation is a finding only when the tape could not
+  have recorded that computation anyway: TF records an op when any input is
+  watched, so a variable, a model or layer call, or a value the model cannot
+  type before the watch lets a late watch work.
 - Integer sources are integer-source's; a target that reads the source only
   through ``.numpy()``/``float()``/``np.*`` is numpy-on-loss-path's; a target
   computed outside the tape is outside-tape's.
