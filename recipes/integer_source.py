@@ -43,13 +43,16 @@ CAVEATS:
 
 from __future__ import annotations
 
-from typing import List, Optional
+import ast
+import re
+from typing import List, Optional, Union
 
-from migrate.recipe import Recipe, propose
+from migrate.recipe import Recipe, SourceFacts, propose, walk
 from recipes import _fissix as s
 from recipes._model import Kind, model_of
 from recipes._model.dtypes import dtype_named, dtype_of, is_floating, is_integer
 from recipes._model.sources import gradient_arguments, gradient_of_tape, same_tensor
+from recipes._pyast import code_text, keras_classes, statements, tapes
 
 VARIABLE = "power< any* trailer< '.' 'Variable' > trailer< '(' any* ')' > >"
 BARE_VARIABLE = "power< 'Variable' trailer< '(' any* ')' > >"
@@ -331,6 +334,27 @@ def _report_tensors(node, capture, filename) -> None:
                       "compute from it in the tape", fixable=False)
 
 
+# an integer dtype as spelled: "int32", tf.int64, np.uint8, "int" (a string: dtype_named's integer names)
+_INTEGER_DTYPE = re.compile(r"[\"']u?int\d*[\"']|\bu?int\d+\b")
+
+
+def _may_differentiate_an_integer(facts: SourceFacts) -> Union[bool, List[ast.AST]]:
+    """Precheck: a tape (a watch or a gradient, and the variables it
+    differentiates), a variable named where minimize/var_list may take it;
+    else the classes that may be Keras layers and build a ``Variable`` or an
+    ``add_weight`` (an integer dtype spelled in the file)."""
+    code = code_text(facts)
+    if tapes(facts) or "Variable(" in code and ("minimize(" in code or "var_list" in code):
+        return True
+    wanted = ("Variable(",) + (("add_weight(",) if _INTEGER_DTYPE.search(facts.text) else ())
+    if not any(token in code for token in wanted) or not keras_classes(facts):
+        return []
+    names = {token[:-1] for token in wanted}
+    return [stmt.node for stmt in statements(facts, ast.ClassDef) if stmt.node.name in keras_classes(facts)
+            and any(isinstance(call, ast.Call) and (getattr(call.func, "attr", None) or getattr(call.func, "id", None))
+                    in names for call in walk(stmt.node))]
+
+
 RECIPE = Recipe(
     id="integer-source",
     summary="tf.Variable(3) / add_weight(dtype=tf.int32) differentiated -> float; integer tensors watched: report",
@@ -341,5 +365,6 @@ RECIPE = Recipe(
                      .select(WATCH).filter(_integer_tensors).modify(_report_tensors)
                      .select(GRADIENT).filter(_integer_tensors).modify(_report_tensors)),
     tokens=("Variable(", "add_weight(", ".watch(", ".gradient("),
+    precheck=_may_differentiate_an_integer,
     before_fails="none-gradient",
 )
