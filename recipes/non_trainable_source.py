@@ -40,10 +40,11 @@ from __future__ import annotations
 
 from typing import List, Optional
 
-from migrate.recipe import Recipe, propose
+from migrate.recipe import Recipe, SourceFacts, propose
 from recipes import _fissix as s
 from recipes._model import Kind, model_of
 from recipes._model.sources import gradient_of_tape
+from recipes._pyast import tapes
 
 PATTERN = "power< tape=NAME trailer< '.' 'gradient' > trailer< '(' arglist ')' > any* >"
 _TRAINABLE = {"variables": "trainable_variables", "weights": "trainable_weights"}
@@ -134,11 +135,17 @@ def _modify(node, capture, filename) -> None:
             s.replace_with(expr.children[-1], s.parse_expression(f"x.{trainable}").children[-1])
 
 
+def _has_a_tape(facts: SourceFacts) -> bool:
+    """Precheck: the gradient call must be a tape's (``with ...GradientTape() as tape``)."""
+    return bool(tapes(facts))
+
+
 RECIPE = Recipe(
     id="non-trainable-source",
     summary="tape.gradient(loss, model.variables / model.weights) -> model.trainable_variables / trainable_weights",
     safety="safe",
     query=lambda q: q.select(PATTERN).filter(_decide).modify(_modify),
     tokens=(".gradient(",),
+    precheck=_has_a_tape,
     before_fails="none-gradient",
 )
