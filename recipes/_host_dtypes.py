@@ -11,13 +11,13 @@ measure), so nothing is promised.
 
 from __future__ import annotations
 
-import ast
 from typing import FrozenSet, Iterable, Optional
 
 from fissix.pgen2 import token
 
 from recipes import _fissix as s
 from recipes._model import Kind
+from recipes._model.dtypes import dtype_named
 
 _NDARRAY_DTYPES = ("int32", "int64", "float16", "float32", "float64", "bool", "object")
 NDARRAY_ANY = frozenset(f"ndarray-{d}" for d in _NDARRAY_DTYPES)
@@ -26,7 +26,6 @@ _FRAMES = frozenset({"pandas-frame-float64", "pandas-frame-int64", "pandas-value
 _SCALARS = frozenset({"py-scalar-int", "py-scalar-float", "py-scalar-bool"})
 _LISTS = frozenset({"py-list-int", "py-list-float", "py-list-bool", "py-list-mixed",
                     "py-nested-int", "py-nested-float"})
-_ALIASES = {"half": "float16", "double": "float64", "bool_": "bool", "single": "float32", "object_": "object"}
 # NumPy constructors whose result is float64 unless a dtype is given
 _FLOAT64_MAKERS = {"zeros", "ones", "empty", "random.rand", "random.randn", "random.random", "random.normal",
                    "random.uniform", "random.standard_normal", "random.random_sample", "linspace", "eye",
@@ -38,21 +37,9 @@ _MAX_DEPTH = 8
 
 
 def dtype_name(node, model) -> Optional[str]:
-    """The dtype a ``tf.*``/``np.*`` dtype attribute or a dtype string names."""
-    node = s.unparen(node)
-    if node.type == token.STRING:
-        try:
-            name = ast.literal_eval(node.value)
-        except (ValueError, SyntaxError):
-            return None
-        if not isinstance(name, str):
-            return None
-    else:
-        qualified = model.qualified(node)
-        if not qualified or qualified.split(".")[0] not in ("tensorflow", "numpy"):
-            return None
-        name = qualified.rsplit(".", 1)[1]
-    return _ALIASES.get(name, name)
+    """The dtype a ``tf.*``/``np.*`` dtype attribute or a dtype string names
+    (the model's answer: recipes/_model/dtypes.py)."""
+    return dtype_named(model, node)
 
 
 def _union(parts: Iterable[Optional[FrozenSet[str]]]) -> Optional[FrozenSet[str]]:

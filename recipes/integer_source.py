@@ -1,0 +1,370 @@
+"""integer-source: gradients asked through an integer variable, weight or
+watched tensor.
+
+What it does:
+- ``w = tf.Variable(5)`` (or ``dtype=tf.int32``) whose name is a source of
+  ``tape.gradient``/``minimize`` becomes ``tf.Variable(5.0)`` (or
+  ``dtype=tf.float32``);
+- ``self.add_weight(..., dtype=tf.int32)`` (or ``"int64"``...) of a trainable
+  weight becomes ``dtype=tf.float32``;
+- ``tape.watch(i)`` of an integer tensor, and an integer tensor given as a
+  source of ``tape.gradient`` without a watch, are reported.
+
+Why this is a bug: gradients are only defined for floating (and complex)
+dtypes. A tape does not record operations on integer tensors, so
+``tape.gradient`` returns None for an integer variable and the optimizer
+says "No gradients provided for any variable"; a Python int literal
+(``tf.Variable(3)``) makes an int32 variable.
+
+Example::
+
+    w = tf.Variable(5)
+    ...
+    grads = tape.gradient(loss, [w])    # [None]
+    # becomes
+    w = tf.Variable(5.0)
+
+Safe when every read of the variable is one a float variable serves the
+same way: a gradient source, arithmetic with Python numbers or floating
+tensors, a ``tf.*`` math op or ``tf.cast``, printing. Anything else
+(indexing with it, ``range(w)``, ``//``, ``%``, a function of the module or
+an integer tensor operand) makes the fix unsafe, and the message names it.
+For a layer's weight (``add_weight`` or ``self.w = tf.Variable(...)``) the
+reads are those of ``self.<attr>`` in the class's methods: ``inputs *
+self.w`` is unsafe, since Keras does not cast integer inputs.
+
+CAVEATS:
+- Only variables bound to a name or ``self.<attr>`` are followed; a variable
+  built in a list or returned by a function is not seen.
+- ``trainable=False`` integer variables (step counters) are never reported.
+- A watched integer tensor is only reported: making it float changes the
+  loop or the indexing that uses it; cast a float copy before the tape.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import List, Optional, Union
+
+from migrate.recipe import Recipe, SourceFacts, propose, walk
+from recipes import _fissix as s
+from recipes._model import Kind, model_of
+from recipes._model.dtypes import dtype_named, dtype_of, is_floating, is_integer
+from recipes._model.sources import gradient_arguments, gradient_of_tape, same_tensor
+from recipes._pyast import code_text, keras_classes, statements, tapes
+
+VARIABLE = "power< any* trailer< '.' 'Variable' > trailer< '(' any* ')' > >"
+BARE_VARIABLE = "power< 'Variable' trailer< '(' any* ')' > >"
+ADD_WEIGHT = "power< any* trailer< '.' 'add_weight' > trailer< '(' any* ')' > >"
+WATCH = "power< tape=NAME trailer< '.' method='watch' > trailer< '(' any ')' > >"
+GRADIENT = "power< tape=NAME trailer< '.' method='gradient' > trailer< '(' arglist ')' > any* >"
+_SOURCE_METHODS = {"gradient", "minimize", "jacobian"}
+_ARITHMETIC = {"+", "-", "*", "/", "**"}
+
+
+def _tf_module(model, call) -> Optional[str]:
+    """How this module spells tensorflow: the callee's module, else an alias of it."""
+    callee = s.call_parts(call)
+    if callee and "." in callee[0]:
+        return callee[0].rsplit(".", 1)[0]
+    return min(model.imports.aliases("tensorflow"), default=None)
+
+
+def _trainable(keywords) -> bool:
+    flag = keywords.get("trainable")
+    return flag is None or s.code(flag) != "False"
+
+
+def _assigned_key(call) -> Optional[str]:
+    """``w`` of ``w = tf.Variable(...)``, ``self.w`` of ``self.w = ...``."""
+    stmt = call.parent
+    if stmt is None or stmt.type != s.syms.expr_stmt or len(stmt.children) != 3 or stmt.children[2] is not call:
+        return None
+    target = stmt.children[0]
+    if s.is_name(target):
+        return target.value
+    return s.code(target) if target.type == s.syms.power and s.dotted_name(target) else None
+
+
+# ---------------------------------------------------------------- tf.Variable
+
+def _integer_variable(node, capture, filename) -> bool:
+    model = model_of(node)
+    if model.callee(node) != "tensorflow.Variable":
+        return False
+    positional, keywords = s.split_arguments(node.children[-1])
+    if not _trainable(keywords) or not is_integer(dtype_of(model, node)):
+        return False
+    key = _assigned_key(node)
+    if key is None:
+        return False
+    if "." in key:
+        owner = _keras_owner(model, node)
+        if owner is None or not key.startswith("self."):
+            return False
+        capture["reasons"] = _attribute_reasons(model, owner, key[len("self."):])  # Keras differentiates it
+    else:
+        reads = [leaf for leaf in s.name_reads(s.scope_of(node), key)
+                 if any(b.node is node.parent.children[0] for b in model.reaching(key, leaf))]
+        if not any(_is_gradient_source(model, leaf) for leaf in reads):
+            return False
+        capture["reasons"] = [r for r in (_unsafe_read(model, leaf) for leaf in reads) if r]
+    capture["positional"], capture["keywords"] = positional, keywords
+    return True
+
+
+def _is_gradient_source(model, leaf) -> bool:
+    """``leaf`` is (in) the sources of ``tape.gradient``/``minimize``/``var_list=``."""
+    node = leaf
+    while node.parent is not None and node.type not in (s.syms.simple_stmt, s.syms.suite):
+        parent = node.parent
+        if parent.type == s.syms.argument and parent.children[0].type == s.token.NAME \
+                and parent.children[0].value == "var_list":
+            return True
+        if parent.type == s.syms.trailer and parent.children[0].type == s.token.LPAR:
+            power = parent.parent
+            index = s.index_of(power.children, parent)
+            method = power.children[index - 1]
+            if method.type == s.syms.trailer and method.children[0].type == s.token.DOT \
+                    and method.children[1].value in _SOURCE_METHODS:
+                parts = gradient_arguments(power) if method.children[1].value == "gradient" else None
+                positional, _ = s.split_arguments(parent)
+                sources = parts[1] if parts else positional[1] if len(positional) > 1 else None
+                return sources is not None and s.contains(sources, leaf)
+        node = parent
+    return False
+
+
+def _unsafe_read(model, leaf) -> Optional[str]:
+    """Why a float variable would not serve this read as the integer one did."""
+    if _is_gradient_source(model, leaf) or _in_tensorflow_call(model, leaf) or _applied(leaf):
+        return None
+    parent = leaf.parent
+    if parent.type in (s.syms.arith_expr, s.syms.term):
+        ops = {op.value for op in parent.children[1::2]}
+        others = [o for o in parent.children[::2] if s.code(o) != s.code(leaf)]  # itself: float too
+        if ops <= _ARITHMETIC and all(o.type == s.token.NUMBER or is_floating(dtype_of(model, o)) for o in others):
+            return _unsafe_read(model, parent) if parent.parent.type in (s.syms.arith_expr, s.syms.term) \
+                else _context_of(model, parent)
+        return f"`{s.shown(parent)}` (line {leaf.get_lineno()}) may rely on the integer dtype"
+    if parent.type == s.syms.power and parent.children[0] is leaf and len(parent.children) == 3 \
+            and s.code(parent.children[1]) in (".numpy", ".assign", ".assign_add", ".assign_sub"):
+        args = s.call_args(parent.children[2])
+        if s.code(parent.children[1]) == ".numpy" or all(_never_an_integer_tensor(model, a) for a in args):
+            return None
+    return _context_of(model, leaf)
+
+
+def _never_an_integer_tensor(model, expr) -> bool:
+    """A value a float variable accepts whenever the integer one did: a number,
+    a floating tensor, arithmetic with a float literal (a float or an error)."""
+    expr = s.unparen(expr)
+    if expr.type == s.token.NUMBER or is_floating(dtype_of(model, expr)):
+        return True
+    return expr.type in (s.syms.arith_expr, s.syms.term) and any(
+        leaf.type == s.token.NUMBER and ("." in leaf.value or "e" in leaf.value.lower())
+        for leaf in expr.children[::2])
+
+
+def _applied(leaf) -> bool:
+    """``leaf`` is read in ``optimizer.apply_gradients(...)`` or ``tape.watch(...)``."""
+    node = leaf.parent
+    while node is not None and node.type not in (s.syms.simple_stmt, s.syms.suite):
+        if node.type == s.syms.power and any(s.code(k) in (".apply_gradients", ".watch") for k in node.children):
+            return True
+        node = node.parent
+    return False
+
+
+def _context_of(model, expr) -> Optional[str]:
+    """An arithmetic result is fine as an assignment's value, a tf.* argument or printed."""
+    parent = expr.parent
+    if parent.type == s.syms.expr_stmt and parent.children[-1] is expr:
+        return None
+    if _in_tensorflow_call(model, expr):
+        return None
+    call = _call_passing(expr)
+    if call is not None:
+        return f"`{s.shown(call)}` (line {expr.get_lineno()}) passes it to code that may rely on the integer dtype"
+    shown = parent.parent if parent.type == s.syms.trailer else parent  # `table[i]`, not `[i]`
+    return f"`{s.shown(shown)}` (line {expr.get_lineno()}) may rely on the integer dtype"
+
+
+def _call_passing(expr):
+    """The call ``expr`` is an argument of; None when it is not one."""
+    parent = expr.parent
+    if parent.type == s.syms.arglist:
+        parent = parent.parent
+    return parent.parent if parent.type == s.syms.trailer and parent.children[0].type == s.token.LPAR else None
+
+
+def _in_tensorflow_call(model, expr) -> bool:
+    """``expr`` is an argument of a ``tf.*`` op (not one that wants integers) or of print()."""
+    call = _call_passing(expr)
+    if call is None:
+        return False
+    callee = model.callee(call) or ""
+    if model.kind_of(call.children[0]).what == "builtin:print":
+        return True
+    return callee.startswith("tensorflow.") and callee.rsplit(".", 1)[1] not in (
+        "range", "one_hot", "gather", "tile", "reshape", "fill", "zeros", "ones", "while_loop")
+
+
+def _float_variable(node, capture, filename) -> None:
+    model = model_of(node)
+    positional, keywords = capture["positional"], capture["keywords"]
+    reasons = capture["reasons"]
+    what = s.code(node.parent.children[0])
+    problem = (f"`{what}` is an integer tf.Variable ({dtype_of(model, node)}) that gradients are asked for: "
+               "a tape records no gradient through integers, so its gradient is None")
+    safety, why = (None, "") if not reasons else ("unsafe", f"; unsafe: {reasons[0]}")
+    module = _tf_module(model, node)
+    if module is None:
+        propose(node, f"{problem}: make it float", fixable=False)
+    elif propose(node, f"{problem}: make it float{why}", safety=safety):
+        _make_float(module, node, positional, keywords)
+
+
+def _make_float(module: str, call, positional, keywords) -> None:
+    if "dtype" in keywords:
+        s.replace_with(keywords["dtype"], s.parse_expression(f"{module}.float32"))
+        return
+    first = s.unparen(positional[0]) if positional else None
+    if first is not None and first.type == s.token.NUMBER:
+        first.value = f"{first.value}.0"
+        first.changed()
+        return
+    trailer = call.children[-1]
+    arglist = trailer.children[1] if len(trailer.children) == 3 else None
+    text = f"{str(arglist).strip()}, dtype={module}.float32" if arglist is not None else f"dtype={module}.float32"
+    s.replace_with(trailer, s.parse_expression(f"f({text})").children[1])
+
+
+# ---------------------------------------------------------------- add_weight
+
+def _keras_owner(model, node):
+    """The Keras layer or model class whose method ``node`` is in; else None."""
+    function = model.scope_of(node).node
+    owner = model.method_class(function) if function.type == s.syms.funcdef else None
+    return owner if owner is not None and model.keras_role(owner) else None
+
+
+def _attribute_reasons(model, cls, attr: str) -> List[str]:
+    """Why a float weight would not serve each read of ``self.<attr>`` in ``cls``'s methods."""
+    reasons = []
+    for function in model.methods(cls).values():
+        for node in function.pre_order():
+            kids = node.children if node.type == s.syms.power else ()
+            if len(kids) < 2 or not s.is_name(kids[0], "self") or s.code(kids[1]) != f".{attr}":
+                continue
+            if node.parent.type == s.syms.expr_stmt and node.parent.children[0] is node:
+                continue  # the binding itself
+            reason = _unsafe_read(model, node) if len(kids) == 2 else \
+                f"`{s.shown(node)}` (line {node.get_lineno()}) may rely on the integer dtype"
+            if reason:
+                reasons.append(reason)
+    return reasons
+
+
+def _integer_weight(node, capture, filename) -> bool:
+    model = model_of(node)
+    if not s.is_name(node.children[0], "self") or len(node.children) != 3:
+        return False
+    owner = _keras_owner(model, node)
+    _, keywords = s.split_arguments(node.children[-1])
+    dtype = keywords.get("dtype")
+    key = _assigned_key(node)
+    if owner is None or dtype is None or not _trainable(keywords) or not is_integer(dtype_named(model, dtype)):
+        return False
+    capture["reasons"] = _attribute_reasons(model, owner, key[len("self."):]) \
+        if key and key.startswith("self.") else ["the weight is not bound to an attribute of the layer"]
+    return True
+
+
+def _float_weight(node, capture, filename) -> None:
+    model = model_of(node)
+    dtype = s.split_arguments(node.children[-1])[1]["dtype"]
+    reasons = capture["reasons"]
+    why = f"; unsafe: {reasons[0]}" if reasons else ""
+    if dtype.type == s.token.STRING:
+        replacement = '"float32"'
+    else:
+        spelled = s.code(dtype)
+        module = spelled.rsplit(".", 1)[0] if "." in spelled else _tf_module(model, node)
+        replacement = f"{module}.float32" if module else None
+    message = (f"a trainable weight of integer dtype ({dtype_named(model, dtype)}): a tape records no gradient "
+               "through integers, so training gets None for it (\"No gradients provided\"): make it float")
+    if replacement is None:
+        propose(node, message, fixable=False)
+    elif propose(node, message + why, safety="unsafe" if reasons else None):
+        s.replace_with(dtype, s.parse_expression(replacement))
+
+
+# ---------------------------------------------------------------- integer tensors watched or differentiated
+
+def _integer_tensors(node, capture, filename) -> bool:
+    """``tape.watch(i)`` of integer tensors, or ``tape.gradient(y, i)`` with
+    integer tensor sources the tape does not watch."""
+    model = model_of(node)
+    if capture["method"].value == "watch":
+        tape = model.tape_named(capture["tape"].value, capture["tape"])
+        args = s.call_args(node.children[-1])
+        if tape is None or len(args) != 1:
+            return False
+        candidates, watched = s.literal_elements(s.unparen(args[0])) or [args[0]], set()
+    else:
+        found = gradient_of_tape(model, node, capture["tape"])
+        if found is None:
+            return False
+        candidates = [src for src in map(s.unparen, found[1][2]) if s.is_name(src)]
+        watched = {same_tensor(model, s.unparen(a)) for a in found[0].watch_arguments()}
+    capture["found"] = [a for a in candidates if same_tensor(model, a) not in watched
+                        and model.kind_of(a).kind is Kind.TENSOR and is_integer(dtype_of(model, a))]
+    return bool(capture["found"])
+
+
+def _report_tensors(node, capture, filename) -> None:
+    model = model_of(node)
+    what = "watching it records nothing, gradients" if capture["method"].value == "watch" else "gradients"
+    for expr in capture["found"]:
+        propose(expr, f"`{s.shown(expr)}` is an integer tensor ({dtype_of(model, expr)}): {what} are only defined "
+                      "for floating dtypes, so the gradient with respect to it is None; make the value float "
+                      "(a float constant, or tf.cast before the tape) where the code that reads it allows, and "
+                      "compute from it in the tape", fixable=False)
+
+
+# an integer dtype as spelled: "int32", tf.int64, np.uint8, "int" (a string: dtype_named's integer names)
+_INTEGER_DTYPE = re.compile(r"[\"']u?int\d*[\"']|\bu?int\d+\b")
+
+
+def _may_differentiate_an_integer(facts: SourceFacts) -> Union[bool, List[ast.AST]]:
+    """Precheck: a tape (a watch or a gradient, and the variables it
+    differentiates), a variable named where minimize/var_list may take it;
+    else the classes that may be Keras layers and build a ``Variable`` or an
+    ``add_weight`` (an integer dtype spelled in the file)."""
+    code = code_text(facts)
+    if tapes(facts) or "Variable(" in code and ("minimize(" in code or "var_list" in code):
+        return True
+    wanted = ("Variable(",) + (("add_weight(",) if _INTEGER_DTYPE.search(facts.text) else ())
+    if not any(token in code for token in wanted) or not keras_classes(facts):
+        return []
+    names = {token[:-1] for token in wanted}
+    return [stmt.node for stmt in statements(facts, ast.ClassDef) if stmt.node.name in keras_classes(facts)
+            and any(isinstance(call, ast.Call) and (getattr(call.func, "attr", None) or getattr(call.func, "id", None))
+                    in names for call in walk(stmt.node))]
+
+
+RECIPE = Recipe(
+    id="integer-source",
+    summary="tf.Variable(3) / add_weight(dtype=tf.int32) differentiated -> float; integer tensors watched: report",
+    safety="safe",
+    query=lambda q: (q.select(VARIABLE).filter(_integer_variable).modify(_float_variable)
+                     .select(BARE_VARIABLE).filter(_integer_variable).modify(_float_variable)
+                     .select(ADD_WEIGHT).filter(_integer_weight).modify(_float_weight)
+                     .select(WATCH).filter(_integer_tensors).modify(_report_tensors)
+                     .select(GRADIENT).filter(_integer_tensors).modify(_report_tensors)),
+    tokens=("Variable(", "add_weight(", ".watch(", ".gradient("),
+    precheck=_may_differentiate_an_integer,
+    before_fails="none-gradient",
+)

@@ -1,0 +1,157 @@
+"""integer-source (issue 26): gradients asked through integer variables,
+weights and watched tensors. The dtype comes from the model's dtype facts
+(recipes/_model/dtypes.py); the fix is safe only when every read of the
+variable is one a float variable serves the same way. VALID cases give no
+finding; INVALID ones' findings and fix are JSON snapshots under
+tests/snapshots/integer-source/."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from recipe_cases import HEADER, check_case, invalid, params, run_body, valid
+
+RECIPE = "integer-source"
+
+CASES = [
+    invalid("int_literal_variable", """
+        w = tf.Variable(5)
+        with tf.GradientTape() as tape:
+            loss = tf.cast(tf.square(w - 2), tf.float32)
+        grads = tape.gradient(loss, [w])
+        """, "tf.Variable(5) is int32: its gradient is None", safety="safe"),
+    invalid("int_dtype_variable", """
+        v = tf.Variable([1, 2], dtype=tf.int64)
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(tf.cast(v, tf.float32) * 2.0)
+        print(tape.gradient(loss, v))
+        """, "dtype=tf.int64 becomes tf.float32", safety="safe"),
+    invalid("int_list_variable", """
+        v = tf.Variable([1, 2, 3])
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(tf.cast(v, tf.float32))
+        print(tape.gradient(loss, v))
+        """, "a list of ints: dtype=tf.float32 is added", safety="safe"),
+    invalid("update_with_a_float_step", """
+        w = tf.Variable(3)
+        for _ in range(2):
+            with tf.GradientTape() as tape:
+                loss = tf.square(tf.cast(w, tf.float32) - 1.0)
+            w.assign_sub(0.1 * tape.gradient(loss, w))
+        """, "assign_sub of a float product: a float variable serves it", safety="safe"),
+    invalid("minimize_var_list", """
+        w = tf.Variable(2)
+        opt = tf.keras.optimizers.SGD(0.1)
+        opt.minimize(lambda: tf.cast(w * w, tf.float32), var_list=[w])
+        """, "var_list names it as a source", safety="safe"),
+    invalid("indexing_with_it", """
+        i = tf.Variable(1)
+        table = tf.constant([1.0, 2.0, 3.0])
+        with tf.GradientTape() as tape:
+            loss = table[i] * tf.cast(i, tf.float32)
+        print(tape.gradient(loss, i))
+        """, "indexing relies on the integer dtype: unsafe, named", safety="unsafe"),
+    invalid("passed_to_a_custom_gradient", """
+        @tf.custom_gradient
+        def scaled(inputs, var):
+            def grad(upstream):
+                return upstream * tf.cast(var, tf.float32), tf.reduce_sum(upstream * inputs)
+            return inputs * tf.cast(var, tf.float32), grad
+
+        var = tf.Variable([1], dtype=tf.int32)
+        x = tf.ones((4, 1))
+        with tf.GradientTape() as tape:
+            out = tf.reduce_sum(scaled(x, var))
+        print(tape.gradient(out, var))
+        """, "passed to a function of the module: unsafe", safety="unsafe"),
+    invalid("int_add_weight_cast_in_call", """
+        class Scale(tf.keras.layers.Layer):
+            def build(self, input_shape):
+                self.scale = self.add_weight(name="scale", shape=(1,), initializer="ones", dtype="int32")
+
+            def call(self, inputs):
+                return inputs * tf.cast(self.scale, tf.float32)
+        """, "a weight read only through tf.cast: safe", safety="safe"),
+    invalid("int_add_weight_times_inputs", """
+        class Scale(tf.keras.layers.Layer):
+            def build(self, input_shape):
+                self.var = self.add_weight(name="var", shape=(1,), initializer="zeros", dtype=tf.int32)
+
+            def call(self, inputs):
+                return inputs * self.var
+        """, "inputs of unknown dtype times the weight: unsafe", safety="unsafe"),
+    invalid("int_variable_attribute_of_a_layer", """
+        class Counter(tf.keras.layers.Layer):
+            def __init__(self):
+                super().__init__()
+                self.offset = tf.Variable(2)
+
+            def call(self, inputs):
+                return inputs + tf.cast(self.offset, inputs.dtype)
+        """, "a trainable integer variable of a layer is a trainable weight", safety="safe"),
+    invalid("watched_int_constant", """
+        i = tf.constant(1)
+        inc = tf.constant(1)
+        with tf.GradientTape() as tape:
+            tape.watch(i)
+            out = tf.while_loop(lambda i, inc: i <= 5, lambda i, inc: [i + inc, inc], [i, inc])
+        print(tape.gradient(out[0], i))
+        """, "a watched integer tensor: reported", fixable=False),
+    invalid("int_tensor_source", """
+        i = tf.constant(3)
+        with tf.GradientTape() as tape:
+            y = tf.cast(i, tf.float32) * 2.0
+        print(tape.gradient(y, i))
+        """, "an integer tensor as a source, not watched: reported", fixable=False),
+    valid("float_variable", """
+        w = tf.Variable(5.0)
+        with tf.GradientTape() as tape:
+            loss = tf.square(w)
+        print(tape.gradient(loss, w))
+        """, "a float variable"),
+    valid("step_counter", """
+        step = tf.Variable(0, trainable=False)
+        counts = tf.Variable(0)
+        counts.assign_add(1)
+        step.assign_add(1)
+        """, "integer counters that are never differentiated"),
+    valid("int_weight_not_trainable", """
+        class Seen(tf.keras.layers.Layer):
+            def build(self, input_shape):
+                self.seen = self.add_weight(name="seen", shape=(), dtype=tf.int64, trainable=False)
+        """, "a non-trainable integer weight is a counter"),
+    valid("int_variable_outside_a_layer_not_differentiated", """
+        class Model(tf.Module):
+            def __init__(self):
+                self.calls = tf.Variable(0)
+        """, "not a Keras layer, and never a gradient source"),
+    valid("float_add_weight", """
+        class Scale(tf.keras.layers.Layer):
+            def build(self, input_shape):
+                self.scale = self.add_weight(name="scale", shape=(1,), dtype=tf.float32)
+        """, "a float weight"),
+    valid("watched_float_constant", """
+        x = tf.constant(1.0)
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = x * x
+        """, "a float tensor watched"),
+]
+CASES = [dataclasses.replace(case, source=HEADER + case.source) for case in CASES]
+
+
+@pytest.mark.parametrize("case", params(CASES))
+def test_case(case):
+    check_case(RECIPE, case)
+
+
+def test_a_float_literal_keeps_its_spelling_of_the_module():
+    result = run_body("""
+        w = tf.compat.v2.Variable(4)
+        with tf.GradientTape() as tape:
+            loss = tf.cast(w, tf.float32) * 2.0
+        print(tape.gradient(loss, w))
+        """, RECIPE)
+    assert "w = tf.compat.v2.Variable(4.0)\n" in result.output
