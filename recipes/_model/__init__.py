@@ -12,6 +12,7 @@ and memoized):
   ``m.imports`` (aliases, presumed conventional aliases of a pasted snippet);
 - kinds: ``m.kind_of(expr)``, ``m.iter_kind(expr)`` -> ``Value`` (``Kind``,
   element, items, output ``width`` of models and layers built here, origin);
+  ``m.may_hold_a_tensor(expr)``: the kind, else computed from a tensor;
 - data flow: ``m.reaching(name_or_attr, at)``, ``m.last_assignment(...)``,
   ``m.assigned_value(...)``,
   ``m.same_value_at(expr, at, origin)``, ``m.hoist_above(expr, origin)``,
@@ -32,7 +33,7 @@ from __future__ import annotations
 
 import functools
 import gc
-from typing import Dict, List, Optional, Set
+from typing import Dict, FrozenSet, List, Optional, Set
 
 from migrate.slicing import unseen
 
@@ -43,6 +44,7 @@ from .flow import MANY, NOT_VARIABLES, Binding, DynamicRead, Scope, attribute_pa
 from .gradients import Flow, GradientFlow
 from .imports import build_imports, canonical
 from .kinds import Kinds
+from .tensor_sources import TensorSources
 from .values import UNKNOWN, Kind, Value
 
 __all__ = ["MANY", "Binding", "Context", "DynamicRead", "Flow", "Kind", "Model", "Tape", "Value", "forget",
@@ -135,6 +137,7 @@ class Model:
         self.imports = build_imports(self.index.imports, self.index.read_names - bound)
         self._kinds = Kinds(self)
         self._likely: Optional[Kinds] = None
+        self._tensor_sources: Optional[TensorSources] = None
         self._call_sites: Dict[int, Optional[List]] = {}
         self._name_leaves: Optional[Dict[str, List]] = None
         self._contexts: Optional[Contexts] = None
@@ -355,6 +358,18 @@ class Model:
         if self._likely is None:
             self._likely = Kinds(self, call_sites=True)
         return self._likely.value(expr) if expr.parent is not None or expr is self.root else UNKNOWN
+
+    @_guarded(False)
+    def may_hold_a_tensor(self, expr, assumed: FrozenSet[int] = frozenset()) -> bool:
+        """May ``expr`` hold a tensor: its kind, else computed from one (names'
+        reaching bindings, TensorFlow calls, a layer an instance holds);
+        ``assumed``: ids of binding values to count as tensors
+        (tensor_sources.py). For finding, not for proving a fix safe."""
+        if expr.parent is None and expr is not self.root:
+            return False
+        if self._tensor_sources is None:
+            self._tensor_sources = TensorSources(self)
+        return self._tensor_sources(expr, assumed)
 
     @_guarded(UNKNOWN)
     def iter_kind(self, expr) -> Value:

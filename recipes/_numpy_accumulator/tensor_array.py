@@ -189,7 +189,7 @@ def _computed_by_tensorflow(expr, analysis: Analysis, depth: int = 0) -> bool:
     if is_name(expr) and len(analysis.bound.get(expr.value, ())) == 1 and depth < 3:
         return _computed_by_tensorflow(analysis.bound[expr.value][0], analysis, depth + 1)
     if expr.type == syms.power and is_name(expr.children[0]) \
-            and expr.children[0].value in analysis.imports.tensorflow:
+            and analysis.model.qualified(expr.children[0]) == "tensorflow":
         return True
     if ".shape[" in source(expr).replace(" ", "") or call_parts(expr) and call_parts(expr)[0] == "len":
         return False  # a static dimension: a Python int (or None)
