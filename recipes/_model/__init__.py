@@ -14,6 +14,8 @@ and memoized):
   element, items, output ``width`` of models and layers built here, origin);
   ``m.may_hold_a_tensor(expr)``: the kind, else computed from a tensor;
 - data flow: ``m.reaching(name_or_attr, at)``, ``m.last_assignment(...)``,
+  ``m.assignments(function_or_module)`` (name -> values of ``name = value``),
+  ``m.names_bound_in(statement)``,
   ``m.assigned_value(...)``,
   ``m.same_value_at(expr, at, origin)``, ``m.hoist_above(expr, origin)``,
   ``m.dynamic_readers(node)``, ``m.may_be_read_dynamically(name, node)``,
@@ -33,13 +35,14 @@ from __future__ import annotations
 
 import functools
 import gc
+from bisect import bisect_left, bisect_right
 from typing import Dict, FrozenSet, List, Optional, Set
 
 from migrate.slicing import unseen
 
 from . import flow
 from ._tree import split_arguments, syms, token
-from .contexts import Context, Contexts, Tape
+from .contexts import Context, Contexts, Tape, last_line
 from .flow import MANY, NOT_VARIABLES, Binding, DynamicRead, Scope, attribute_path, statement_of
 from .gradients import Flow, GradientFlow
 from .imports import build_imports, canonical
@@ -53,6 +56,7 @@ __all__ = ["MANY", "Binding", "Context", "DynamicRead", "Flow", "Kind", "Model",
 _FACTS, _KEY = "_tf_migrate_facts", "semantic model"
 _LOCALS_READERS = {"locals", "vars", "eval", "exec"}
 _LOCAL_TO_EXPRESSIONS = {"comprehension", "walrus", "param"}  # bound inside one statement
+_NOT_BOUND_HERE = {"mutation", "del", "comprehension", "param", "many"}  # names_bound_in leaves them out
 
 
 def _guarded(default):
@@ -141,6 +145,7 @@ class Model:
         self._call_sites: Dict[int, Optional[List]] = {}
         self._name_leaves: Optional[Dict[str, List]] = None
         self._contexts: Optional[Contexts] = None
+        self._by_line: Dict[int, tuple] = {}
         self._attributes: Dict[int, Dict[str, List[Binding]]] = {}
         self._reader_summary: Optional[_Readers] = None
         self._gradient_flow: Optional[GradientFlow] = None
@@ -206,6 +211,37 @@ class Model:
                     return found
             child, parent = parent, parent.parent
         return self.index.scopes[id(self.root)]
+
+    def assignments(self, scope) -> Dict[str, List]:
+        """name -> the values of every plain ``name = value`` of the function
+        or module ``scope`` (nested scopes left out), in source order."""
+        found: Dict[str, List] = {}
+        walked = self.index.scopes.get(id(scope))
+        for name, bindings in (walked.by_name.items() if walked is not None else ()):
+            values = [b.value for b in bindings if b.how == "assign" and b.value is not None
+                      and b.node.parent.type == syms.expr_stmt and len(b.node.parent.children) == 3
+                      and b.node.parent.children[0] is b.node]
+            if values and "." not in name:
+                found[name] = sorted(values, key=_first_position)
+        return found
+
+    def names_bound_in(self, stmt) -> Set[str]:
+        """The names ``stmt`` binds in its own scope: assignments (augmented,
+        annotated, walrus), ``for``/``with``/``except`` targets, imports,
+        ``def``/``class`` (not the names of the scopes it opens)."""
+        scope = self.scope_of(stmt)
+        lines, bindings = self._bindings_by_line(scope)
+        first = next(stmt.leaves()).lineno
+        return {b.name for b in bindings[bisect_left(lines, first):bisect_right(lines, last_line(stmt))]
+                if b.how not in _NOT_BOUND_HERE and "." not in b.name and _within(b.node, stmt)}
+
+    def _bindings_by_line(self, scope: Scope):
+        found = self._by_line.get(id(scope))
+        if found is None:
+            ordered = sorted((b for bindings in scope.by_name.values() for b in bindings if b.node is not None),
+                             key=lambda b: b.line)
+            found = self._by_line[id(scope)] = ([b.line for b in ordered], ordered)
+        return found
 
     @_guarded(list)
     def reaching(self, key: str, at) -> List[Binding]:
@@ -625,6 +661,11 @@ def _between(at, origin) -> Optional[Set[int]]:
             return found
         sibling = sibling.next_sibling
     return None
+
+
+def _first_position(node):
+    leaf = next(node.leaves())
+    return leaf.lineno, leaf.column
 
 
 def _position(binding: Binding):

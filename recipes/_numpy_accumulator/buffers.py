@@ -10,7 +10,7 @@ from typing import Dict, List, Optional, Tuple
 from fissix.pgen2 import token
 
 from recipes._fissix import (
-    call_parts, is_call, is_name, literal_elements, name_reads, parse_expression, scope_nodes, source, start, syms,
+    call_parts, is_call, is_name, literal_elements, name_reads, parse_expression, scope_nodes, source, syms,
 )
 from recipes._host_dtypes import dtype_name
 from recipes._model import Kind, model_of
@@ -119,7 +119,7 @@ class Analysis:
         self.function = function
         self.model = model
         self.imports = model.imports
-        self.bound = _assignments(function, model)
+        self.bound = model.assignments(function)
         self.buffers = self._buffers()
         self.filled: frozenset = frozenset()  # ids of the creations of buffers that receive tensors
         self.settled = False
@@ -206,22 +206,6 @@ class Analysis:
                     and statement.type == syms.expr_stmt and statement.children[0] is target):
                 writes.append(statement)
         return writes
-
-
-def _assignments(function, model) -> Dict[str, List]:
-    """name -> the values of every plain ``name = value`` of ``function``'s
-    own scope, in source order (the model's bindings)."""
-    scope = model.index.scopes.get(id(function))
-    found: Dict[str, List] = {}
-    if scope is None:
-        return found
-    for name, bindings in scope.by_name.items():
-        values = [b.value for b in bindings if b.how == "assign" and b.value is not None
-                  and b.node.parent.type == syms.expr_stmt and len(b.node.parent.children) == 3
-                  and b.node.parent.children[0] is b.node]
-        if values and "." not in name:
-            found[name] = sorted(values, key=start)
-    return found
 
 
 def _subscripted(target) -> bool:
