@@ -60,6 +60,7 @@ class Buffer:
     read_after: bool = False
     bound: Optional[str] = None      # the loop bound when it is a tensor (tf.while_loop)
     conversion: object = None        # ``buf = tf.convert_to_tensor(buf, ...)`` after the loop
+    conversion_dtype: Optional[str] = None  # the dtype it names (``?``: one this recipe cannot name)
     inner: object = None             # the inner loop of a ``buf[i, j] = v`` write
     problem: Optional[str] = None    # why it cannot be rewritten
     factory: str = "zeros"           # the NumPy function that made it
@@ -67,6 +68,7 @@ class Buffer:
     fill: object = None              # the value of ``np.full``
     columns: Optional[str] = None    # ``buf[i, cols]``: the selected columns as a tf expression
     in_place: bool = False           # axis > 0 of a ``_like``/``copy`` buffer: a tensor updated per step
+    batch_of_one: bool = False       # the value written is a batch of one sample (_batch_of_one)
     scatter: Optional[list] = None   # the general form: its writes (_numpy_accumulator.scatter)
 
 
@@ -139,8 +141,9 @@ class Analysis:
                     buffer.conversion = rebound[0].parent
                     _, positional, keywords = call_parts(rebound[0])
                     dtype = keywords.get("dtype", positional[1] if len(positional) > 1 else None)
-                    if buffer.dtype is None and dtype is not None and _dtype_name(dtype) != "?":
-                        buffer.dtype = _dtype_name(dtype)
+                    buffer.conversion_dtype = _dtype_name(dtype) if dtype is not None else None
+                    if buffer.dtype is None and buffer.conversion_dtype not in (None, "?"):
+                        buffer.dtype = buffer.conversion_dtype
                 found.append(buffer)
         return found
 
