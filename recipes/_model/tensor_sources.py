@@ -68,18 +68,20 @@ class TensorSources:
 
     def __init__(self, model: "Model"):
         self.model = model
-        self.memo: Dict[Tuple[int, FrozenSet[int]], bool] = {}
-        self.active: Set[Tuple[int, FrozenSet[int]]] = set()
+        self.memo: Dict[Tuple[str, int, FrozenSet[int]], bool] = {}
+        self.active: Set[Tuple[str, int, FrozenSet[int]]] = set()
 
     def __call__(self, expr, assumed: FrozenSet[int] = frozenset()) -> bool:
-        key = (id(expr), assumed)
+        return self._memoized(("holds", id(expr), assumed), self._infer, expr, assumed)
+
+    def _memoized(self, key, compute, expr, assumed) -> bool:
         if key in self.memo:
             return self.memo[key]
         if key in self.active:
             return False  # a name bound from itself in a loop: its other bindings decide
         self.active.add(key)
         try:
-            found = self._infer(expr, assumed)
+            found = compute(expr, assumed)
         finally:
             self.active.discard(key)
         self.memo[key] = found
@@ -112,13 +114,15 @@ class TensorSources:
         return False
 
     def _reads(self, expr, assumed) -> bool:
-        """Does ``expr`` read the data (not ``.shape``/``.dtype``) of a name
-        bound to one of the ``assumed`` values?"""
+        """Does ``expr`` read the data (not ``.shape``/``.dtype``) of one of
+        the ``assumed`` values, through names bound to it or to such a read?"""
         if not assumed:
             return False
         for node in expr.pre_order():
-            if node.type == token.NAME and _is_variable(node) and not _describes(node) \
-                    and any(id(b.value) in assumed for b in self._bindings(node)):
+            if node.type == token.NAME and _is_variable(node) and not _describes(node) and any(
+                    id(b.value) in assumed or b.how == "assign" and b.value is not None
+                    and self._memoized(("reads", id(b.value), assumed), self._reads, b.value, assumed)
+                    for b in self._bindings(node)):
                 return True
         return False
 
