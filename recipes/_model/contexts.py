@@ -32,7 +32,7 @@ class Tape:
     name: Optional[str]
     body: object
     scope: object
-    model: "Model" = field(repr=False, default=None)
+    model: "Model" = field(repr=False)
 
     @cached_property
     def end_line(self) -> int:
