@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Dict, FrozenSet, Set, Tuple
 
-from ._tree import syms, token
+from ._tree import not_an_attribute, syms, token
 from .values import Kind, Value
 
 if TYPE_CHECKING:
@@ -34,12 +34,6 @@ def _not_a_tensor(kind: Value) -> bool:
     if kind.kind in (Kind.PYLIST, Kind.PYTUPLE):
         return kind.element is not None and _not_a_tensor(kind.element)
     return kind.is_known and not kind.is_tensor
-
-
-def _is_variable(leaf) -> bool:
-    """A NAME read as a variable (not ``x.name``)."""
-    prev = leaf.prev_sibling
-    return prev is None or prev.type != token.DOT
 
 
 def _calls_a_method(expr, methods) -> bool:
@@ -105,7 +99,7 @@ class TensorSources:
         if _not_a_tensor(kind):
             return False  # the model knows better than the data flow below (sess.run(...).ravel())
         for node in expr.pre_order():
-            if node.type == token.NAME and _is_variable(node) and self._bound_to_a_tensor(node, assumed):
+            if node.type == token.NAME and not_an_attribute(node) and self._bound_to_a_tensor(node, assumed):
                 return True
             callee = _call_of(node)
             if callee is not None and (self._held_callable(callee) or
@@ -119,7 +113,7 @@ class TensorSources:
         if not assumed:
             return False
         for node in expr.pre_order():
-            if node.type == token.NAME and _is_variable(node) and not _describes(node) and any(
+            if node.type == token.NAME and not_an_attribute(node) and not _describes(node) and any(
                     id(b.value) in assumed or b.how == "assign" and b.value is not None
                     and self._memoized(("reads", id(b.value), assumed), self._reads, b.value, assumed)
                     for b in self._bindings(node)):

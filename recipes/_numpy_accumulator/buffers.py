@@ -217,11 +217,6 @@ def _subscripted(target) -> bool:
         t.type == syms.trailer and t.children[0].type == token.LSQB for t in target.children[1:])
 
 
-def _is_variable(leaf) -> bool:
-    prev = leaf.prev_sibling
-    return prev is None or prev.type != token.DOT
-
-
 def _shape_zero_of(expr, bound, depth: int = 0) -> Optional[str]:
     """``x`` for ``x.shape[0]`` (or a name bound to it): a dimension that is
     None while ``model.fit`` traces, whatever the batch size."""

@@ -13,13 +13,13 @@ from fissix.pgen2 import token
 
 from recipes._fissix import (
     call_parts, contains, enclosing, insert_after, is_full_slice, is_name, is_sole_statement_on_line,
-    literal_elements, name_reads, parse_expression, find_root, remove_statement, replace_statement, scope_names,
-    source, start, statement_of, subscript_parts, syms,
+    literal_elements, name_reads, not_an_attribute, parse_expression, find_root, remove_statement,
+    replace_statement, scope_names, source, start, statement_of, subscript_parts, syms,
 )
 from recipes._model import Kind
 from recipes._numpy_accumulator import scatter
 from recipes._numpy_accumulator.buffers import (
-    Analysis, Buffer, _SHAPED, _TENSOR_ATTRIBUTES, _dimension, _is_variable, _shape_zero_of,
+    Analysis, Buffer, _SHAPED, _TENSOR_ATTRIBUTES, _dimension, _shape_zero_of,
 )
 
 
@@ -217,7 +217,7 @@ def _why_not_liftable(loop, analysis: Analysis) -> Optional[str]:
             return f"the loop over a tensor bound contains `{leaf.value}`"
     inside = {leaf.value for leaf in body.leaves() if _binds(leaf)} - carried - {loop.children[1].value}
     outside = {leaf.value for leaf in analysis.function.leaves()
-               if is_name(leaf) and _is_variable(leaf) and not contains(body, leaf)}
+               if is_name(leaf) and not_an_attribute(leaf) and not contains(body, leaf)}
     shared = sorted(inside & outside)
     if shared:
         return f"`{shared[0]}` lives on outside the loop over a tensor bound"
@@ -226,7 +226,7 @@ def _why_not_liftable(loop, analysis: Analysis) -> Optional[str]:
 
 def _binds(leaf) -> bool:
     """Is ``leaf`` a name an assignment or a ``for`` binds?"""
-    if not is_name(leaf) or not _is_variable(leaf):
+    if not is_name(leaf) or not not_an_attribute(leaf):
         return False
     node = leaf
     while node.parent is not None and node.parent.type in (syms.exprlist, syms.testlist_star_expr,
