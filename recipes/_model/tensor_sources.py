@@ -1,8 +1,8 @@
 """May an expression hold a tensor: the model's kind when it knows one,
 else whether the value is computed from a tensor, through the names it reads
-(their reaching bindings), the TensorFlow calls in it and the layers an
+(their reaching bindings), the TensorFlow calls in it, the layers an
 instance holds (``self.encoder(x)``, an attribute that is no method of the
-class). A question for finding code that copies tensors out of TensorFlow
+class) and what the module's functions and methods it calls return. A question for finding code that copies tensors out of TensorFlow
 (numpy-accumulator's buffers): an over-approximation, never a proof that a
 fix is safe.
 
@@ -103,9 +103,16 @@ class TensorSources:
                 return True
             callee = _call_of(node)
             if callee is not None and (self._held_callable(callee) or
-                                       (model.qualified_children(callee) or "").startswith("tensorflow.")):
+                                       (model.qualified_children(callee) or "").startswith("tensorflow.")
+                                       or any(self._returns_one(f) for f in model.functions_called(node))):
                 return True
         return False
+
+    def _returns_one(self, function) -> bool:
+        """May a function or method of this module return a tensor (``def
+        encode(self): return self.encoder(self.x)``)?"""
+        scope = self.model.index.scopes.get(id(function))
+        return scope is not None and any(self(value) for value in scope.returns)
 
     def _reads(self, expr, assumed) -> bool:
         """Does ``expr`` read the data (not ``.shape``/``.dtype``) of one of

@@ -19,6 +19,9 @@ MAY_HOLD = [
     ("def f(x, act):\n    v = act(tf.square(x))\n    return v\n", "v", True),
     # a layer the instance holds, never assigned in this module
     ("class M(tf.keras.Model):\n    def call(self, x):\n        v = self.encoder(x)\n        return v\n", "v", True),
+    # a method of the module that returns what a held layer computes
+    ("class M(tf.keras.Model):\n    def encode(self):\n        return self.encoder(self.inputs)\n"
+     "    def call(self, x):\n        v = self.encode()\n        return v\n", "v", True),
     # a method pasted without its class: `self` is an instance we do not see
     ("def step(self, x):\n    v = self.encoder(x)\n    return v\n", "v", True),
     # the value left TensorFlow
