@@ -2,7 +2,8 @@
 else whether the value is computed from a tensor, through the names it reads
 (their reaching bindings), the TensorFlow calls in it, the layers an
 instance holds (``self.encoder(x)``, an attribute that is no method of the
-class) and what the module's functions and methods it calls return. A question for finding code that copies tensors out of TensorFlow
+class) and what the module's functions and methods it calls return. A
+question for finding code that copies tensors out of TensorFlow
 (numpy-accumulator's buffers): an over-approximation, never a proof that a
 fix is safe.
 
@@ -14,7 +15,7 @@ rewrite makes them tensors: a NumPy buffer that will be a TensorArray).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict, FrozenSet, Set, Tuple
+from typing import TYPE_CHECKING, Dict, FrozenSet, List, Tuple
 
 from ._tree import not_an_attribute, syms, token
 from .values import Kind, Value
@@ -63,22 +64,36 @@ class TensorSources:
     def __init__(self, model: "Model"):
         self.model = model
         self.memo: Dict[Tuple[str, int, FrozenSet[int]], bool] = {}
-        self.active: Set[Tuple[str, int, FrozenSet[int]]] = set()
+        # questions being answered, innermost last; for each, the lowest
+        # position of an unfinished question its answer leaned on
+        self.position: Dict[Tuple[str, int, FrozenSet[int]], int] = {}
+        self.lowest: List[int] = []
 
     def __call__(self, expr, assumed: FrozenSet[int] = frozenset()) -> bool:
         return self._memoized(("holds", id(expr), assumed), self._infer, expr, assumed)
 
     def _memoized(self, key, compute, expr, assumed) -> bool:
+        """``compute(expr, assumed)``, memoized. A question that comes back to
+        itself (a name bound from itself in a loop) answers no there: its
+        other bindings decide; a no that leaned on such an unfinished answer
+        is not kept (a yes always is: it found a tensor)."""
         if key in self.memo:
             return self.memo[key]
-        if key in self.active:
-            return False  # a name bound from itself in a loop: its other bindings decide
-        self.active.add(key)
+        if key in self.position:
+            self.lowest[-1] = min(self.lowest[-1], self.position[key])
+            return False
+        depth = len(self.position)
+        self.position[key] = depth
+        self.lowest.append(depth + 1)
         try:
             found = compute(expr, assumed)
         finally:
-            self.active.discard(key)
-        self.memo[key] = found
+            del self.position[key]
+            lowest = self.lowest.pop()
+        if found or lowest >= depth:
+            self.memo[key] = found
+        elif self.lowest:
+            self.lowest[-1] = min(self.lowest[-1], lowest)
         return found
 
     def _infer(self, expr, assumed) -> bool:
