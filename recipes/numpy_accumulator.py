@@ -4,7 +4,8 @@ What it does: inside a function, a buffer made by ``np.zeros``, ``np.empty``,
 ``np.ones``, ``np.full``, their ``_like`` forms, ``np.array(data)`` or
 ``np.copy(data)`` (any NumPy alias, or ``from numpy import zeros``) that a
 loop fills with TensorFlow values (a layer call ``self.x(...)``, a ``tf.*``
-call, or a name bound to one) becomes a ``tf.TensorArray``:
+call, a helper of the module that returns one, or a name bound to one: the
+semantic model's ``may_hold_a_tensor``) becomes a ``tf.TensorArray``:
 ``buf[i] = v`` / ``buf[i, :] = v`` becomes ``buf = buf.write(i, v)``, reads of
 one slot inside the loop become ``buf.read(i)``, and the buffer is stacked
 once after the loop so later reads see a tensor of the NumPy shape. A loop
