@@ -10,7 +10,8 @@ from typing import Dict, List, Optional, Tuple
 from fissix.pgen2 import token
 
 from recipes._fissix import (
-    call_parts, is_call, is_name, literal_elements, name_reads, parse_expression, scope_nodes, source, syms,
+    call_parts, dotted_name, is_call, is_name, literal_elements, name_reads, parse_expression, scope_nodes, source,
+    syms,
 )
 from recipes._host_dtypes import dtype_name
 from recipes._model import Kind, model_of
@@ -82,11 +83,12 @@ def _factory_call(value, imports: Imports):
 
 def _dtype_name(node) -> Optional[str]:
     """``float32`` for ``np.float32`` / ``'float32'`` / ``tf.float32`` (the
-    model's ``dtype_name``); ``float64`` for NumPy's reading of ``float``;
-    ``?`` when it is something else."""
+    model's ``dtype_name``), or a dtype another library spells the same
+    (``jnp.int32``); ``float64`` for NumPy's reading of ``float``; ``?`` when
+    it is something else."""
     if node.type == token.NAME and node.value in _PY_DTYPES:
         return _PY_DTYPES[node.value]
-    name = dtype_name(node, model_of(node))
+    name = dtype_name(node, model_of(node)) or (dotted_name(node) or "").rpartition(".")[2]
     return name if name in DTYPES else "?"
 
 
