@@ -19,7 +19,6 @@ from typing import Dict, Iterator, List, Optional, Pattern, Sequence, Set, Tuple
 from migrate.conventions import CONVENTIONAL
 from migrate.prefilter import GAP
 from migrate.recipe import SourceFacts, walk
-from recipes._model.contexts import names_a_tape
 from recipes._model.imports import ImportRecord, Imports, build_imports
 from recipes._model.kinds import keras_base_role
 
@@ -360,25 +359,19 @@ def _keras_classes(facts: SourceFacts) -> Set[str]:
 
 
 def tapes(facts: SourceFacts) -> List[Tuple[ast.AST, str]]:
-    """(with statement, tape name) for every ``with ...GradientTape(...) as
-    name:`` (the model's tapes: ``names_a_tape`` of the callee as spelled
-    or as imported); the text is read first."""
+    """(with statement, name) for every ``with <call>(...) as name:`` of a
+    file whose text names ``GradientTape``: a lexical gate around the
+    model's tapes (``recipes._model.contexts``, which alone decides which
+    ``with`` opens one), never narrower, since an import may rename the class."""
     if "GradientTape" not in facts.text:
         return []
     return facts.derived("tapes", _collect_tapes)
 
 
 def _collect_tapes(facts: SourceFacts) -> List[Tuple[ast.AST, str]]:
-    found = []
-    qualified = import_table(facts).qualified
-    for statement in statements(facts, ast.With, ast.AsyncWith):
-        node = statement.node
-        for item in node.items:
-            call = item.context_expr
-            if isinstance(call, ast.Call) and isinstance(item.optional_vars, ast.Name) \
-                    and any(map(names_a_tape, {dotted(call.func)} | qualified(dotted(call.func)))):
-                found.append((node, item.optional_vars.id))
-    return found
+    return [(statement.node, item.optional_vars.id)
+            for statement in statements(facts, ast.With, ast.AsyncWith) for item in statement.node.items
+            if isinstance(item.context_expr, ast.Call) and isinstance(item.optional_vars, ast.Name)]
 
 
 def method_calls(scope: Union[ast.AST, SourceFacts], receiver: str, method: str) -> Iterator[ast.Call]:

@@ -4,7 +4,8 @@ What it does: inside a function, a buffer made by ``np.zeros``, ``np.empty``,
 ``np.ones``, ``np.full``, their ``_like`` forms, ``np.array(data)`` or
 ``np.copy(data)`` (any NumPy alias, or ``from numpy import zeros``) that a
 loop fills with TensorFlow values (a layer call ``self.x(...)``, a ``tf.*``
-call, or a name bound to one) becomes a ``tf.TensorArray``:
+call, a helper of the module that returns one, or a name bound to one: the
+semantic model's ``may_hold_a_tensor``) becomes a ``tf.TensorArray``:
 ``buf[i] = v`` / ``buf[i, :] = v`` becomes ``buf = buf.write(i, v)``, reads of
 one slot inside the loop become ``buf.read(i)``, and the buffer is stacked
 once after the loop so later reads see a tensor of the NumPy shape. A loop
@@ -155,17 +156,27 @@ from typing import List, Optional, Set
 
 from migrate.recipe import Recipe, propose
 from recipes._fissix import (
-    add_import, contains, enclosing, is_call, name_reads, per_tree, find_root, source, start, syms,
+    add_import, contains, enclosing, find_root, is_call, name_reads, per_tree, source, start, syms,
 )
-from recipes._model import model_of
+from recipes._model import Model, model_of
 from recipes._numpy_accumulator import scatter
-from recipes._numpy_accumulator.buffers import Analysis, Buffer, Imports, _INTEGERS, _numpy_calls_of
+from recipes._numpy_accumulator.buffers import Analysis, Buffer, _INTEGERS, _numpy_calls_of
 from recipes._numpy_accumulator.calls import _fix_list_conversions, _fix_numpy_on_tensors
 from recipes._numpy_accumulator.precheck import _may_fill_a_numpy_buffer
 from recipes._numpy_accumulator.tensor_array import (
     _for_a_tensor_array, _lift_tensor_bound_loops, _merge_conversion, _rewrite, _stack_after_loop,
 )
 
+# `buf[...] = value` (`buf[i][j] = `, `+=`): the write where the tensor is copied into NumPy
+PATTERN = "expr_stmt< power< NAME trailer< '[' any ']' > trailer< '[' any ']' >* > any* >"
+
+
+# `def ...`: a function where NumPy may compute on tensors or on a list of
+# them (in a gradient context); no write selects those forms
+FUNCTION = "funcdef< 'def' NAME parameters any* >"
+
+
+# ------------------------------------------------------------ decisions (the filters)
 
 def _examine(buffer: Buffer, analysis: Analysis) -> bool:
     """Fill in the write, loop and reads of ``buffer``; False when it receives
@@ -212,6 +223,71 @@ def _sampled(value, model) -> bool:
                for node in value.pre_order())
 
 
+@dataclass
+class _Plan:
+    """What the filter decided for one function: its buffers that receive
+    tensors (each with its fix, or the reason there is none), in line order."""
+
+    function: object
+    analysis: Analysis
+    buffers: List[Buffer]
+
+    @classmethod
+    def of(cls, function, model) -> "_Plan":
+        analysis = Analysis(function, model)
+        found = sorted((b for b in analysis.buffers if _examine(b, analysis)), key=lambda b: start(b.write))
+        return cls(function, analysis, found)
+
+
+@dataclass
+class _Module:
+    """What the recipe knows about the whole file during one pass."""
+
+    tf: Optional[str]  # how the file spells TensorFlow; None: not imported (yet)
+    done: Set[int] = field(default_factory=set)  # ids of the functions already planned
+
+    @classmethod
+    def of(cls, root) -> "_Module":
+        aliases = model_of(root).imports.aliases("tensorflow")
+        return cls("tf" if "tf" in aliases else min(aliases, default=None))
+
+
+def _functions_around(node) -> List:
+    """``node`` when it is a function, and the functions around it, outermost first."""
+    functions = [node] if node.type == syms.funcdef else []
+    scope = enclosing(node, syms.funcdef)
+    while scope is not None:
+        functions.insert(0, scope)
+        scope = enclosing(scope, syms.funcdef)
+    return functions
+
+
+def _decide(node, capture, filename) -> bool:
+    """Plan every function around this write or this function not planned
+    yet in this pass (a buffer belongs to the function that creates it); the
+    plans go to the modifier in ``capture``."""
+    module = per_tree(node, "numpy-accumulator", _Module.of)
+    model = model_of(node)
+    plans = []
+    for function in _functions_around(node):
+        if id(function) not in module.done:
+            module.done.add(id(function))
+            plans.append(_Plan.of(function, model))
+    capture["plans"] = plans
+    return bool(plans)
+
+
+def _may_be_a_gradient_function(node, capture, filename) -> bool:
+    """The file imports NumPy and ``node`` is a gradient context (the
+    model's: a Keras ``call``/``train_step``, a ``tf.function``, a function
+    a context calls) or opens one (a ``GradientTape`` block)."""
+    model = model_of(node)
+    if not model.imports.uses("numpy"):
+        return False
+    return model.in_gradient_context(node.children[-1]) \
+        or any(contains(node, tape.statement) for tape in model.tapes)
+
+
 def _message(buffer: Buffer, keras_ops: Optional[str]) -> str:
     target = source(buffer.write.children[0])
     scatter_call = f"{keras_ops}.scatter_update" if keras_ops else "tf.tensor_scatter_nd_update"
@@ -222,66 +298,20 @@ def _message(buffer: Buffer, keras_ops: Optional[str]) -> str:
     return f"{text} ({buffer.problem})" if buffer.problem else text
 
 
-# `buf[...] = value` (`buf[i][j] = `, `+=`): the write where the tensor is copied into NumPy
-PATTERN = "expr_stmt< power< NAME trailer< '[' any ']' > trailer< '[' any ']' >* > any* >"
-
-
-# `def ...`: a function where NumPy may compute on tensors or on a list of
-# them (in a gradient context); no write selects those forms
-FUNCTION = "funcdef< 'def' NAME parameters any* >"
-
-
-@dataclass
-class _Module:
-    """What the recipe knows about the whole file during one pass."""
-
-    imports: Imports
-    tf: Optional[str]  # how the file spells TensorFlow; None: not imported (yet)
-    done: Set[int] = field(default_factory=set)  # ids of the functions already rewritten
-    tapes: List = field(default_factory=list)  # the `with` statements opening a tape
-
-    @classmethod
-    def of(cls, root) -> "_Module":
-        model = model_of(root)
-        imports = Imports.of_model(model, root)
-        return cls(imports, "tf" if "tf" in imports.tensorflow else min(imports.tensorflow, default=None),
-                   tapes=[tape.statement for tape in model.tapes])
-
-
-def _may_be_a_gradient_function(node, capture, filename) -> bool:
-    """The file imports NumPy and ``node`` is a gradient context (the
-    model's: a Keras ``call``/``train_step``, a ``tf.function``, a function
-    a context calls) or opens one (a ``GradientTape`` block)."""
-    module = per_tree(node, "numpy-accumulator", _Module.of)
-    if not module.imports.numpy:
-        return False
-    return model_of(node).in_gradient_context(node.children[-1]) \
-        or any(contains(node, tape) for tape in module.tapes)
-
+# ------------------------------------------------------------ rewrites (the modifier)
 
 def _modify(node, capture, filename) -> None:
-    """Rewrite the functions around this write or this function (outermost
-    first), each once per pass: a buffer belongs to the function that
-    creates it."""
+    """Report and rewrite what the filter planned, outermost function first."""
     module = per_tree(node, "numpy-accumulator", _Module.of)
-    functions = [node] if node.type == syms.funcdef else []
-    scope = enclosing(node, syms.funcdef)
-    while scope is not None:
-        functions.insert(0, scope)
-        scope = enclosing(scope, syms.funcdef)
-    for function in functions:
-        if id(function) not in module.done:
-            module.done.add(id(function))
-            _rewrite_function(function, module)
+    for plan in capture["plans"]:
+        _rewrite_function(plan, module)
 
 
-def _rewrite_function(function, module: _Module) -> None:
+def _rewrite_function(plan: _Plan, module: _Module) -> None:
     tf = module.tf
-    analysis = Analysis(function, module.imports)
-    found = sorted((b for b in analysis.buffers if _examine(b, analysis)),
-                   key=lambda b: start(b.write))
-    fixes = [b for b in found
-             if propose(b.write, _message(b, analysis.imports.keras_ops), fixable=b.problem is None)]
+    function, analysis = plan.function, plan.analysis
+    keras_ops = analysis.imports.keras_ops
+    fixes = [b for b in plan.buffers if propose(b.write, _message(b, keras_ops), fixable=b.problem is None)]
     arrays = [b for b in fixes if b.scatter is None]
     for buffer in fixes:
         if buffer.scatter is None:
@@ -295,24 +325,32 @@ def _rewrite_function(function, module: _Module) -> None:
             _merge_conversion(buffer, tf or "tf")
     _lift_tensor_bound_loops(arrays, tf or "tf")
     rewritten = bool(fixes)
-    calls = _numpy_calls_of(function, module.imports) if rewritten else analysis.numpy_calls()
+    calls = _numpy_calls_of(function, analysis.imports) if rewritten else analysis.numpy_calls()
     if calls:  # else neither finds a call: spare their analyses
-        # an analysis holds the function's nodes: a rewrite makes it stale, else it is reused
-        analysis = Analysis(function, module.imports) if rewritten else analysis
+        # an analysis and the model hold the function's nodes: a rewrite makes
+        # them stale (a model of the rewritten tree, for this function only), else they are reused
+        analysis = _reanalysed(function) if rewritten else analysis
         converted = _fix_list_conversions(analysis)
-        analysis = Analysis(function, module.imports) if converted else analysis
+        analysis = _reanalysed(function) if converted else analysis
         rewritten = _fix_numpy_on_tensors(analysis) or converted or rewritten
-    if rewritten and tf is None and module.imports.keras_ops is None:
+    if rewritten and tf is None and keras_ops is None:
         add_import(find_root(function), "import tensorflow as tf")
         module.tf = "tf"
+
+
+def _reanalysed(function) -> Analysis:
+    """The analysis of ``function`` after this recipe rewrote it, from a model
+    of the rewritten tree (the cached one, which other recipes share this
+    pass, is dropped by the engine after the pass)."""
+    return Analysis(function, Model(find_root(function)))
 
 
 RECIPE = Recipe(
     id="numpy-accumulator",
     summary="NumPy buffers filled with tensors cut the tape; use tf.TensorArray",
     safety="safe",
-    query=lambda q: (q.select(PATTERN).modify(_modify)
-                     .select(FUNCTION).filter(_may_be_a_gradient_function).modify(_modify)),
+    query=lambda q: (q.select(PATTERN).filter(_decide).modify(_modify)
+                     .select(FUNCTION).filter(_may_be_a_gradient_function).filter(_decide).modify(_modify)),
     tokens=("numpy", "np."),  # NumPy imported or a presumed `np`; the precheck does the rest
     precheck=_may_fill_a_numpy_buffer,
     before_fails="none-gradient",

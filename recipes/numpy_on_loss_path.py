@@ -66,11 +66,12 @@ from typing import List, Optional
 
 from migrate.recipe import Recipe, propose
 from recipes._fissix import (
-    enclosing, is_name, name_reads, parse_expression, per_tree, source, split_arguments, syms,
+    enclosing, is_name, name_reads, parse_expression, source, split_arguments, syms,
 )
 from recipes._fissix.nodes import token
 from recipes._model import model_of
-from recipes._numpy_accumulator.buffers import Imports, _dtype_name
+from recipes._model.imports import Imports
+from recipes._numpy_accumulator.buffers import _dtype_name
 from recipes._numpy_calls import LIST_TO_TENSOR, NUMPY_TO_TF, REDUCING_METHODS, cast, equivalent
 from recipes._pyast import code_text
 
@@ -174,7 +175,8 @@ class _Planner:
 
     def __init__(self, model, imports: Imports):
         self.model, self.ops = model, imports.keras_ops
-        self.tf = "tf" if "tf" in imports.tensorflow else min(imports.tensorflow, default="tf")
+        tensorflow = imports.aliases("tensorflow")
+        self.tf = "tf" if "tf" in tensorflow else min(tensorflow, default="tf")
         self.plan = _Plan()
         self.seen = set()
 
@@ -381,8 +383,7 @@ def _message(node, plan: _Plan) -> str:
 
 def _modify(node, capture, filename) -> None:
     model = model_of(node)
-    imports = per_tree(node, "numpy-on-loss-path", lambda root: Imports.of_model(model, root))
-    planner = _plan_of(node, model, imports)
+    planner = _plan_of(node, model, model.imports)
     plan = planner.plan
     if not plan.stays:
         return  # printed, logged or never read: it leaves TensorFlow on purpose

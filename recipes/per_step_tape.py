@@ -161,7 +161,7 @@ def _stacked_path(expr, tape: Tape, model, feeds: List) -> Optional[_Path]:
     needed = (_free_names(elt) - {var}) | (_free_names(iterable) if s.is_name(iterable) else set())
     siblings = s.statements(loop.parent)
     between = siblings[s.index_of(siblings, stmt) + 1:s.index_of(siblings, loop) + 1]
-    if any(needed & s.bound_names(b) for b in between):
+    if any(needed & model.names_bound_in(b) for b in between):
         return None
     uses = [leaf for leaf in s.name_leaves(s.scope_of(loop)) if leaf.value == path
             and not s.contains(stmt, leaf)]

@@ -214,12 +214,12 @@ def _paired(convert, parts, model) -> Optional[_Fold]:
         if cast is not None and s.is_name(s.unparen(cast[0]), name):
             target = cast_pair[0].value
             break
-        if s.reads(later, name) or name in s.bound_names(later):
+        if s.reads(later, name) or name in model.names_bound_in(later):
             return None
         between.append(later)
     else:
         return None
-    touched = any(s.reads(b, target) or target in s.bound_names(b) for b in between)
+    touched = any(s.reads(b, target) or target in model.names_bound_in(b) for b in between)
     if target != name and (touched or _read_elsewhere(name, stmt, cast[0])):
         return None
     message, safety, fixable = _decide(parts[1], cast[1], parts[2], model)
@@ -293,7 +293,7 @@ _CONVERSION = re.compile(rf"{standalone('convert_to_tensor', after_dot=True)}{GA
 def _converted_before(cast: Statement, name: str, is_conversion, same_names: bool) -> bool:
     """May the statements before ``cast`` in its block end with ``name =
     <conversion>`` followed by statements that never mention ``name``
-    (_paired: ``reads``, ``bound_names``)? Without ``same_names`` a mention
+    (_paired: ``reads``, ``model.names_bound_in``)? Without ``same_names`` a mention
     in the ``ast`` may be another name in fissix's: any earlier conversion
     of ``name`` in the block counts."""
     for earlier in reversed(cast.block[:cast.index]):

@@ -83,7 +83,7 @@ from fissix.pgen2 import token
 
 from migrate.recipe import Recipe, SourceFacts, propose
 from recipes._fissix import (
-    bindings, call_parts, contains, enclosing, find_root, index_of, is_call, is_name,
+    call_parts, contains, enclosing, find_root, index_of, is_call, is_name,
     is_sole_statement_on_line, literal_elements, name_reads, parse_expression, per_tree,
     remove_statement, replace_statement, replace_with, single_assignment, source, start,
     statement_of, subscript_parts, syms,
@@ -213,7 +213,8 @@ class Chain:
                 return True
         else:
             scope = self.function if self.function is not None else self.model.root
-            values = bindings(scope).get(head, []) or bindings(self.model.root).get(head, [])
+            values = self.model.assignments(scope).get(head, []) \
+                or self.model.assignments(self.model.root).get(head, [])
         return bool(values) and all(v is not None and self._per_sample_layer(v) for v in values)
 
     def _per_sample_layer(self, value) -> bool:
@@ -467,7 +468,8 @@ def _scope_reads(scope, name: str) -> Optional[List]:
         inner = enclosing(leaf, syms.funcdef, syms.classdef)
         if inner is None or inner is scope or (scope.type == syms.funcdef and not contains(scope, inner)):
             found.append(leaf)
-        elif name in bindings(inner) or (inner.type == syms.funcdef and is_name(inner.children[1], name)):
+        elif name in model_of(inner).assignments(inner) \
+                or inner.type == syms.funcdef and is_name(inner.children[1], name):
             continue
         else:
             return None

@@ -172,15 +172,18 @@ _KEYWORDS = {"True", "False", "None", "and", "or", "not", "in", "is", "if", "els
              "global", "nonlocal", "raise", "assert", "elif", "async"}
 
 
+def not_an_attribute(leaf) -> bool:
+    """A NAME spelled as a variable, not the ``name`` of ``obj.name``."""
+    prev = leaf.prev_sibling
+    return prev is None or prev.type != token.DOT
+
+
 def name_reads(scope, name: str) -> List[Leaf]:
     """NAME leaves spelling the variable ``name`` inside ``scope`` (attribute
     names and keyword-argument names are not variables)."""
     found = []
     for leaf in scope.leaves():
-        if not is_name(leaf, name):
-            continue
-        prev = leaf.prev_sibling
-        if prev is not None and prev.type == token.DOT:
+        if not is_name(leaf, name) or not not_an_attribute(leaf):
             continue
         parent = leaf.parent
         if (parent is not None and parent.type == syms.argument and parent.children[0] is leaf

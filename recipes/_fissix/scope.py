@@ -1,12 +1,13 @@
-"""Statements, scopes and bindings in the fissix tree: the statements of a
-block, what a statement binds, fresh names. Imports, reaching definitions and
-tapes are the semantic model's (``recipes._model``)."""
+"""Statements and scopes in the fissix tree: the statements of a block, the
+nodes of a scope, fresh names. Imports, bindings (what a statement binds,
+the assignments of a scope), reaching definitions and tapes are the
+semantic model's (``recipes._model``)."""
 
 from __future__ import annotations
 
 import keyword
 import re
-from typing import Dict, Iterator, List, Optional, Set, Tuple
+from typing import Iterator, List, Optional, Set, Tuple
 
 from fissix.pgen2 import token
 from fissix.pytree import Leaf
@@ -74,16 +75,6 @@ def is_sole_statement_on_line(expr_stmt) -> bool:
     return parent is not None and parent.type == syms.simple_stmt and len(parent.children) == 2
 
 
-def bindings(scope) -> Dict[str, List]:
-    """name -> values of every ``name = value`` in ``scope`` (outside nested scopes)."""
-    found: Dict[str, List] = {}
-    for node in scope_nodes(scope):
-        parts = single_assignment(node)
-        if parts and is_name(parts[0]):
-            found.setdefault(parts[0].value, []).append(parts[1])
-    return found
-
-
 def is_block(node) -> bool:
     return node.type in (syms.suite, syms.file_input)
 
@@ -129,61 +120,6 @@ def assigned_name(stmt) -> Optional[str]:
     if pair and is_name(pair[0]):
         return pair[0].value
     return None
-
-
-def _target_names(target) -> Iterator[str]:
-    if is_name(target):
-        yield target.value
-    elif target.type in (syms.exprlist, syms.testlist_star_expr, syms.testlist_gexp,
-                         syms.listmaker, syms.atom, syms.star_expr):
-        for child in target.children:
-            yield from _target_names(child)
-
-
-def bound_names(stmt) -> Set[str]:
-    """Names a statement binds in its own scope (nested scopes excluded)."""
-    found: Set[str] = set()
-
-    def visit(node):
-        if node.type in (syms.funcdef, syms.classdef):
-            found.add(node.children[1].value)
-            return
-        if node.type == syms.lambdef:
-            return
-        if node.type == syms.expr_stmt:
-            kids = node.children
-            for i, kid in enumerate(kids[:-1]):
-                if kids[i + 1].type == token.EQUAL or kids[i + 1].type == syms.annassign \
-                        or (isinstance(kids[i + 1], Leaf) and kids[i + 1].value.endswith("=")):
-                    found.update(_target_names(kid))
-        elif node.type in (syms.for_stmt,):
-            if node.type == syms.for_stmt:
-                found.update(_target_names(node.children[1]))
-        elif node.type in (syms.with_stmt, syms.with_item):
-            kids = node.children
-            for i, kid in enumerate(kids):
-                if isinstance(kid, Leaf) and kid.value == "as":
-                    found.update(_target_names(kids[i + 1]))
-        elif node.type in (syms.import_name, syms.import_from):
-            for leaf in node.leaves():
-                if leaf.type == token.NAME and leaf.value not in ("import", "from", "as"):
-                    nxt = leaf.next_sibling
-                    if nxt is None or not (isinstance(nxt, Leaf) and nxt.value in (".", "as")):
-                        found.add(leaf.value)
-        elif node.type in (syms.global_stmt, getattr(syms, "nonlocal_stmt", -1)):
-            found.update(c.value for c in node.children[1:] if is_name(c))
-        elif node.type == syms.namedexpr_test:
-            found.update(_target_names(node.children[0]))
-        elif node.type == syms.except_clause:
-            kids = node.children
-            for i, kid in enumerate(kids):
-                if isinstance(kid, Leaf) and kid.value == "as":
-                    found.update(_target_names(kids[i + 1]))
-        for child in getattr(node, "children", []):
-            visit(child)
-
-    visit(stmt)
-    return found
 
 
 def reads(node, name: str) -> bool:

@@ -13,7 +13,10 @@ and memoized):
   ``m.presumed(name)``: a snippet's unbound ``tape`` / ``model`` by its uses;
 - kinds: ``m.kind_of(expr)``, ``m.iter_kind(expr)`` -> ``Value`` (``Kind``,
   element, items, output ``width`` of models and layers built here, origin);
+  ``m.may_hold_a_tensor(expr)``: the kind, else computed from a tensor;
 - data flow: ``m.reaching(name_or_attr, at)``, ``m.last_assignment(...)``,
+  ``m.assignments(function_or_module)`` (name -> values of ``name = value``),
+  ``m.names_bound_in(statement)``,
   ``m.assigned_value(...)``,
   ``m.same_value_at(expr, at, origin)``, ``m.hoist_above(expr, origin)``,
   ``m.dynamic_readers(node)``, ``m.may_be_read_dynamically(name, node)``,
@@ -35,19 +38,21 @@ from __future__ import annotations
 
 import functools
 import gc
-from typing import Dict, List, Optional, Set
+from bisect import bisect_left, bisect_right
+from typing import Dict, FrozenSet, List, Optional, Set
 
 from migrate.slicing import unseen
 
 from . import flow
 from ._tree import split_arguments, syms, token
-from .contexts import Context, Contexts, Tape
+from .contexts import Context, Contexts, Tape, last_line
 from .differentiation import Differentiation
 from .flow import MANY, NOT_VARIABLES, Binding, DynamicRead, Scope, attribute_path, statement_of
 from .gradients import Flow, GradientFlow
 from .imports import build_imports, canonical
 from .kinds import Kinds
 from .presumed import presumed_values
+from .tensor_sources import TensorSources
 from .values import UNKNOWN, Kind, Value
 
 __all__ = ["MANY", "Binding", "Context", "DynamicRead", "Flow", "Kind", "Model", "Tape", "Value", "forget",
@@ -56,6 +61,7 @@ __all__ = ["MANY", "Binding", "Context", "DynamicRead", "Flow", "Kind", "Model",
 _FACTS, _KEY = "_tf_migrate_facts", "semantic model"
 _LOCALS_READERS = {"locals", "vars", "eval", "exec"}
 _LOCAL_TO_EXPRESSIONS = {"comprehension", "walrus", "param"}  # bound inside one statement
+_NOT_BOUND_HERE = {"mutation", "del", "comprehension", "param", "many"}  # names_bound_in leaves them out
 
 
 def _guarded(default):
@@ -142,9 +148,11 @@ class Model:
         self._presumed: Optional[Dict[str, Value]] = None
         self._kinds = Kinds(self)
         self._likely: Optional[Kinds] = None
+        self._tensor_sources: Optional[TensorSources] = None
         self._call_sites: Dict[int, Optional[List]] = {}
         self._name_leaves: Optional[Dict[str, List]] = None
         self._contexts: Optional[Contexts] = None
+        self._by_line: Dict[int, tuple] = {}
         self._attributes: Dict[int, Dict[str, List[Binding]]] = {}
         self._reader_summary: Optional[_Readers] = None
         self._gradient_flow: Optional[GradientFlow] = None
@@ -211,6 +219,37 @@ class Model:
                     return found
             child, parent = parent, parent.parent
         return self.index.scopes[id(self.root)]
+
+    def assignments(self, scope) -> Dict[str, List]:
+        """name -> the values of every plain ``name = value`` of the function
+        or module ``scope`` (nested scopes left out), in source order."""
+        found: Dict[str, List] = {}
+        walked = self.index.scopes.get(id(scope))
+        for name, bindings in (walked.by_name.items() if walked is not None else ()):
+            values = [b.value for b in bindings if b.how == "assign" and b.value is not None
+                      and b.node.parent.type == syms.expr_stmt and len(b.node.parent.children) == 3
+                      and b.node.parent.children[0] is b.node]
+            if values and "." not in name:
+                found[name] = sorted(values, key=_first_position)
+        return found
+
+    def names_bound_in(self, stmt) -> Set[str]:
+        """The names ``stmt`` binds in its own scope: assignments (augmented,
+        annotated, walrus), ``for``/``with``/``except`` targets, imports,
+        ``def``/``class`` (not the names of the scopes it opens)."""
+        scope = self.scope_of(stmt)
+        lines, bindings = self._bindings_by_line(scope)
+        first = next(stmt.leaves()).lineno
+        return {b.name for b in bindings[bisect_left(lines, first):bisect_right(lines, last_line(stmt))]
+                if b.how not in _NOT_BOUND_HERE and "." not in b.name and _within(b.node, stmt)}
+
+    def _bindings_by_line(self, scope: Scope):
+        found = self._by_line.get(id(scope))
+        if found is None:
+            ordered = sorted((b for bindings in scope.by_name.values() for b in bindings if b.node is not None),
+                             key=lambda b: b.line)
+            found = self._by_line[id(scope)] = ([b.line for b in ordered], ordered)
+        return found
 
     @_guarded(list)
     def reaching(self, key: str, at) -> List[Binding]:
@@ -363,6 +402,18 @@ class Model:
         if self._likely is None:
             self._likely = Kinds(self, call_sites=True)
         return self._likely.value(expr) if expr.parent is not None or expr is self.root else UNKNOWN
+
+    @_guarded(False)
+    def may_hold_a_tensor(self, expr, assumed: FrozenSet[int] = frozenset()) -> bool:
+        """May ``expr`` hold a tensor: its kind, else computed from one (names'
+        reaching bindings, TensorFlow calls, a layer an instance holds);
+        ``assumed``: ids of binding values to count as tensors
+        (tensor_sources.py). For finding, not for proving a fix safe."""
+        if expr.parent is None and expr is not self.root:
+            return False
+        if self._tensor_sources is None:
+            self._tensor_sources = TensorSources(self)
+        return self._tensor_sources(expr, assumed)
 
     @_guarded(UNKNOWN)
     def iter_kind(self, expr) -> Value:
@@ -635,6 +686,11 @@ def _between(at, origin) -> Optional[Set[int]]:
             return found
         sibling = sibling.next_sibling
     return None
+
+
+def _first_position(node):
+    leaf = next(node.leaves())
+    return leaf.lineno, leaf.column
 
 
 def _position(binding: Binding):

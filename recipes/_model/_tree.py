@@ -7,10 +7,10 @@ are consolidated or renamed, this file is the only one that changes.
 from fissix import pygram
 from fissix.pgen2 import token
 
-from recipes._fissix import (bound_names, call_args, call_parts, index_of, literal_elements, split_arguments, statements,
-                             unparen)
+from recipes._fissix import (call_args, call_parts, index_of, literal_elements, not_an_attribute, split_arguments,
+                             statements, unparen)
 
 syms = pygram.python_symbols
 
-__all__ = ["bound_names", "call_args", "call_parts", "index_of", "literal_elements", "split_arguments", "statements",
-           "syms", "token", "unparen"]
+__all__ = ["call_args", "call_parts", "index_of", "literal_elements", "not_an_attribute", "split_arguments",
+           "statements", "syms", "token", "unparen"]

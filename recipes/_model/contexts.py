@@ -8,11 +8,11 @@ so NumPy work on finished gradients is not mistaken for a gradient cut.
 from __future__ import annotations
 
 from bisect import bisect_left
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Dict, List, Optional, Set, Tuple
 
-from ._tree import (bound_names, call_args, call_parts, index_of, literal_elements, split_arguments, statements, syms,
+from ._tree import (call_args, call_parts, index_of, literal_elements, split_arguments, statements, syms,
                     token)
 from .flow import attribute_path
 from .values import Kind
@@ -32,10 +32,11 @@ class Tape:
     name: Optional[str]
     body: object
     scope: object
+    model: "Model" = field(repr=False)
 
     @cached_property
     def end_line(self) -> int:
-        return _last_line(self.statement)
+        return last_line(self.statement)
 
     def watch_arguments(self) -> List:
         """Expressions passed to ``name.watch`` in the body (lists flattened)."""
@@ -55,7 +56,7 @@ class Tape:
         siblings = statements(self.statement.parent)
         later = []
         for stmt in siblings[index_of(siblings, self.statement) + 1:]:
-            bound = bound_names(stmt)
+            bound = self.model.names_bound_in(stmt)
             if self.name in bound or bound & names:
                 break
             later.append(stmt)
@@ -105,7 +106,7 @@ class Contexts:
                     continue
                 name = item.children[2].value if item.type == syms.with_item and \
                     item.children[2].type == token.NAME else None
-                found.append(Tape(stmt, name, stmt.children[-1], self.model.scope_of(stmt)))
+                found.append(Tape(stmt, name, stmt.children[-1], self.model.scope_of(stmt), self.model))
         return found
 
     def _roots(self) -> None:
@@ -223,8 +224,7 @@ class Contexts:
 
 def names_a_tape(path: Optional[str]) -> bool:
     """Does a callee's path (as spelled, or canonical) construct a tape
-    (``GradientTape``, ``ForwardGradientTape``, an import of either)? The
-    prechecks' ``recipes._pyast.tapes`` asks the same."""
+    (``GradientTape``, ``ForwardGradientTape``, an import of either)?"""
     return (path or "").endswith("GradientTape")
 
 
@@ -245,7 +245,8 @@ def _callee(expr):
     return expr.children[:-1]
 
 
-def _last_line(node) -> int:
+def last_line(node) -> int:
+    """The line of the last token of ``node``."""
     for leaf in reversed(list(node.leaves())):
         if leaf.type not in (token.DEDENT, token.INDENT):
             return leaf.lineno

@@ -130,6 +130,28 @@ class Imports:
             targets.add(CONVENTIONAL[head])
         return {canonical(f"{target}.{rest}" if rest else target) for target in targets}
 
+    def numpy_function(self, callee: Optional[str]) -> Optional[str]:
+        """``zeros`` for the callee spelled ``np.zeros`` / ``onp.zeros`` / an
+        imported ``zeros``: a function of NumPy's top level."""
+        head, _, attr = (callee or "").rpartition(".")
+        if head:
+            return attr if "." not in head and self.module_of(head) == "numpy" else None
+        module, _, name = (self.module_of(attr) or "").partition(".")
+        return name if module == "numpy" and "." not in name else None
+
+    @property
+    def keras_ops(self) -> Optional[str]:
+        """How Keras 3 code spells ``keras.ops`` (``ops``, ``keras.ops``) when
+        the module imports ``keras`` itself and nothing from ``tensorflow`` or
+        ``tf_keras`` (it may run on JAX or PyTorch); else None."""
+        roots = {record.module.split(".")[0] for record in self.records}
+        if "keras" not in roots or roots & {"tensorflow", "tf_keras"}:
+            return None
+        if self.module_of("ops") == "keras.ops":
+            return "ops"
+        keras = sorted(self.aliases("keras"))
+        return f"{keras[0]}.ops" if keras else None
+
     def module_aliases(self, module: str) -> Set[str]:
         """Local names bound by ``import module [as x]``, ``module`` as spelled,
         and the presumed conventional aliases of ``module`` (a pasted snippet)."""

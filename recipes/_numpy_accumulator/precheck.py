@@ -12,7 +12,7 @@ from typing import Dict, List, Optional, Set
 from migrate.prefilter import GAP
 from migrate.recipe import SourceFacts, child_nodes, walk
 from recipes._numpy_accumulator.buffers import (
-    FACTORIES, Imports, _CONVERSIONS, _FROM_DATA, _INTEGERS, _MODEL_WEIGHTS, _PY_DTYPES, _SHAPED,
+    FACTORIES, _CONVERSIONS, _FROM_DATA, _INTEGERS, _MODEL_WEIGHTS, _PY_DTYPES, _SHAPED,
 )
 from recipes._model.imports import Imports as ImportTable
 from recipes._pyast import (
@@ -105,10 +105,9 @@ def _may_fill_a_numpy_buffer(facts: SourceFacts):
     if factories:
         helpers = _helpers(facts, [line for line, function in calls if function in FACTORIES])
         filled = {line_of(facts, match.start()) for match in _SUBSCRIPT_ASSIGNMENT.finditer(text)}
-        imports = Imports.of(table)
         found = [function for first, last, function in functions
                  if any(first <= line <= last for line in filled)
-                 and _fills_a_buffer(function, imports, spelled_as_in_ast(facts), helpers)]
+                 and _fills_a_buffer(function, table, spelled_as_in_ast(facts), helpers)]
     starts = _may_run_in_a_context(facts)
     if found and not starts:
         return True  # no gradient context anywhere: the model must see the whole file to know it
@@ -141,7 +140,7 @@ def _numpy_calls(facts: SourceFacts, table: ImportTable) -> List[tuple]:
             for match in pattern.finditer(code_text(facts))]
 
 
-def _fills_a_buffer(function: ast.AST, imports: Imports, same_names: bool, helpers: Set[str]) -> bool:
+def _fills_a_buffer(function: ast.AST, imports: ImportTable, same_names: bool, helpers: Set[str]) -> bool:
     """Does ``function`` or a function nested in it hold a buffer
     (Analysis._buffers: a name whose first ``name = value`` in that scope is
     a NumPy factory, without an integer ``dtype`` when the ``ast``'s names

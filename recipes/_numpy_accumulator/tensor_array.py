@@ -13,13 +13,13 @@ from fissix.pgen2 import token
 
 from recipes._fissix import (
     call_parts, contains, enclosing, insert_after, is_full_slice, is_name, is_sole_statement_on_line,
-    literal_elements, name_reads, parse_expression, find_root, remove_statement, replace_statement, scope_names,
-    source, start, statement_of, subscript_parts, syms,
+    literal_elements, name_reads, not_an_attribute, parse_expression, find_root, remove_statement,
+    replace_statement, scope_names, source, start, statement_of, subscript_parts, syms,
 )
 from recipes._model import Kind
 from recipes._numpy_accumulator import scatter
 from recipes._numpy_accumulator.buffers import (
-    Analysis, Buffer, _SHAPED, _TENSOR_ATTRIBUTES, _dimension, _dtype_name, _is_variable, _shape_zero_of,
+    Analysis, Buffer, _SHAPED, _TENSOR_ATTRIBUTES, _dimension, _shape_zero_of,
 )
 
 
@@ -70,6 +70,7 @@ def _for_a_tensor_array(buffer: Buffer, analysis: Analysis, writes) -> bool:
         buffer.bound = _tensor_bound(buffer.loop, analysis)
         if buffer.bound is not None:
             buffer.problem = _why_not_liftable(buffer.loop, analysis)
+    buffer.batch_of_one = _batch_of_one(write.children[-1], analysis)
     return buffer.problem is None
 
 
@@ -189,7 +190,7 @@ def _computed_by_tensorflow(expr, analysis: Analysis, depth: int = 0) -> bool:
     if is_name(expr) and len(analysis.bound.get(expr.value, ())) == 1 and depth < 3:
         return _computed_by_tensorflow(analysis.bound[expr.value][0], analysis, depth + 1)
     if expr.type == syms.power and is_name(expr.children[0]) \
-            and expr.children[0].value in analysis.imports.tensorflow:
+            and analysis.model.qualified(expr.children[0]) == "tensorflow":
         return True
     if ".shape[" in source(expr).replace(" ", "") or call_parts(expr) and call_parts(expr)[0] == "len":
         return False  # a static dimension: a Python int (or None)
@@ -216,7 +217,7 @@ def _why_not_liftable(loop, analysis: Analysis) -> Optional[str]:
             return f"the loop over a tensor bound contains `{leaf.value}`"
     inside = {leaf.value for leaf in body.leaves() if _binds(leaf)} - carried - {loop.children[1].value}
     outside = {leaf.value for leaf in analysis.function.leaves()
-               if is_name(leaf) and _is_variable(leaf) and not contains(body, leaf)}
+               if is_name(leaf) and not_an_attribute(leaf) and not contains(body, leaf)}
     shared = sorted(inside & outside)
     if shared:
         return f"`{shared[0]}` lives on outside the loop over a tensor bound"
@@ -225,7 +226,7 @@ def _why_not_liftable(loop, analysis: Analysis) -> Optional[str]:
 
 def _binds(leaf) -> bool:
     """Is ``leaf`` a name an assignment or a ``for`` binds?"""
-    if not is_name(leaf) or not _is_variable(leaf):
+    if not is_name(leaf) or not not_an_attribute(leaf):
         return False
     node = leaf
     while node.parent is not None and node.parent.type in (syms.exprlist, syms.testlist_star_expr,
@@ -348,12 +349,12 @@ def _rewrite(buffer: Buffer, analysis: Analysis, tf: str) -> None:
     if buffer.columns is not None:
         text = (f"{tf}.tensor_scatter_nd_update({_background_row(buffer, analysis, tf)}, "
                 f"{tf}.reshape({buffer.columns}, [-1, 1]), {tf}.reshape({text}, [-1]))")
-    elif _batch_of_one(value, analysis):
+    elif buffer.batch_of_one:
         text = (f"{tf}.reshape({text}, [{', '.join(slot)}])" if slot is not None
                 else f"{tf}.squeeze({text}, axis=0)")
     if buffer.inner is not None:
         slot = slot[1:]
-        if _batch_of_one(value, analysis):
+        if buffer.batch_of_one:
             text = f"{tf}.reshape({source(value)}, [{', '.join(slot)}])"
         index_var = f"{index_var} * {_factor(buffer.dims[1])} + {buffer.inner.children[1].value}"
     write = parse_expression(f"{buffer.name} = {buffer.name}.write({index_var}, {text})")
@@ -393,7 +394,7 @@ def _rewrite_in_place(buffer: Buffer, analysis: Analysis, tf: str) -> None:
     variable = buffer.loop.children[1].value
     value = buffer.write.children[-1]
     text = source(value).strip()
-    if _batch_of_one(value, analysis):
+    if buffer.batch_of_one:
         text = f"{tf}.squeeze({text}, axis=0)"
     name, axis = buffer.name, buffer.axis
 
@@ -436,10 +437,7 @@ def _merge_conversion(buffer: Buffer, tf: str) -> None:
     """``buf = tf.convert_to_tensor(buf, dtype=D)`` after the loop: the stacked
     buffer already is a tensor of the dtype the conversion named (it set the
     TensorArray's), so the line goes; to another dtype it becomes a cast."""
-    stmt = buffer.conversion
-    _, positional, keywords = call_parts(stmt.children[-1])
-    node = keywords.get("dtype", positional[1] if len(positional) > 1 else None)
-    dtype = _dtype_name(node) if node is not None else None
+    stmt, dtype = buffer.conversion, buffer.conversion_dtype
     if dtype in (None, buffer.dtype or "float32"):
         remove_statement(statement_of(stmt))
     elif dtype != "?":

@@ -158,6 +158,28 @@ def test_a_name_bound_to_a_tensor_counts_as_a_tensor_and_comments_stay():
         """)
 
 
+def test_dtype_names_are_the_models_and_another_librarys_spelling_counts():
+    """``np.half`` is float16 (the model's dtype_name); ``jnp.int32`` still names
+    an integer buffer, which is left alone (no gradient flows through ids)."""
+    source = """
+        import numpy as np
+        import tensorflow as tf
+        import jax.numpy as jnp
+
+        def f(self, x):
+            ids = np.zeros((3,), dtype=jnp.int32)
+            buf = np.zeros((3, 4), dtype=np.half)
+            for i in range(3):
+                ids[i] = tf.argmax(self.dense(x))
+                buf[i] = self.dense(x)
+            return ids, buf
+        """
+    out = fixed(source, NA)
+    assert "buf = tf.TensorArray(tf.float16, size=3)" in out
+    assert "buf = buf.write(i, tf.cast(self.dense(x), tf.float16))" in out
+    assert "ids = np.zeros((3,), dtype=jnp.int32)" in out and "ids[i] = tf.argmax(self.dense(x))" in out
+
+
 def test_float64_dtype_casts_and_unknown_shape_is_dynamic():
     source = """
         import numpy as np
