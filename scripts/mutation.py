@@ -4,6 +4,7 @@
     python scripts/mutation.py --report recipes/_model/kinds.py   # the last run's results
     python scripts/mutation.py --recheck recipes/_model/kinds.py  # its survivors, current tests
     python scripts/mutation.py recipes/_model/flow.py --sample 200 --seed 1  # 200 of its mutants
+    python scripts/mutation.py --rerun recipes/_model/flow.py     # its survivors, by mutmut again
 
 mutmut 3 (maintained; cosmic-ray needs a session database and a separate
 worker per mutant, mutmut forks one pytest per mutant from a warm process)
@@ -18,7 +19,10 @@ machine is shared. ``--recheck`` judges the last run's survivors again
 against the current tests (after tests were added) without a new run: each
 survivor's diff is applied to a fresh copy of the tracked files and the
 module's tests run on it, or only the files named ``--tests`` (new tests:
-a survivor already passed the others). ``--sample N --seed S`` checks N of a
+a survivor already passed the others); ``--rerun`` does the same in mutmut,
+much faster (a fork per survivor instead of a pytest), after copying the
+current tests into the last run's copy and recording again which tests
+reach which function. ``--sample N --seed S`` checks N of a
 module's mutants drawn uniformly at random (mutmut alone checks the
 least-tested functions first, so a stopped run is not a sample): mutmut
 first generates every mutant and records which tests reach which function
@@ -169,6 +173,19 @@ def _apply(diff: str, path: Path) -> bool:
     return True
 
 
+def rerun(found: dict, work: Path, command: List[str]) -> dict:
+    """``found``'s survivors run again by mutmut in the last run's copy, with
+    the worktree's current tests copied in and which tests reach which
+    function recorded again: one fork per mutant from a warm process."""
+    shutil.rmtree(work / "tests")
+    shutil.copytree(ROOT / "tests", work / "tests", ignore=shutil.ignore_patterns("__pycache__"))
+    (work / "mutants" / "mutmut-stats.json").unlink(missing_ok=True)
+    names = [s["name"] for s in found["survivors"]]
+    if names:
+        run(found["module"], work, command, 1, names)
+    return report(found["module"], work, command)
+
+
 def recheck(found: dict, work: Path, only: List[str]) -> dict:
     """``found``'s survivors judged again against the current tests."""
     module = found["module"]
@@ -186,6 +203,8 @@ def recheck(found: dict, work: Path, only: List[str]) -> dict:
         code = subprocess.run(["nice", "-n", "19", sys.executable, "-m", "pytest", "-x", "-q",
                                "-m", "not tf", "-p", "no:cacheprovider", *tests],
                               cwd=copy, env=env, capture_output=True).returncode
+        if code in (4, 5):  # pytest's usage error / no test collected: a test file not tracked?
+            raise SystemExit(f"pytest found no tests in {tests} (exit {code}): `git add` new test files")
         if code == 0:
             still.append(survivor)
         print(f"{'survived' if code == 0 else 'killed'}: {survivor['name']}", flush=True)
@@ -206,6 +225,8 @@ def main() -> None:
     parser.add_argument("--report", action="store_true", help="only report the last run")
     parser.add_argument("--recheck", action="store_true",
                         help="judge the last run's survivors again with the current tests")
+    parser.add_argument("--rerun", action="store_true",
+                        help="run the last run's survivors again in mutmut, with the current tests")
     parser.add_argument("--tests", nargs="*", default=[], help="the only test files --recheck runs")
     parser.add_argument("--json", type=Path, help="also write the reports here")
     parser.add_argument("--survivors", type=Path,
@@ -215,7 +236,7 @@ def main() -> None:
     reports = []
     for module in args.modules:
         work = args.work / module.replace("/", "_")
-        if not (args.report or args.recheck):
+        if not (args.report or args.recheck or args.rerun):
             prepare(module, work)
             names = sample(module, work, command, args.sample, args.seed) if args.sample else []
             run(module, work, command, args.children, names)
@@ -224,6 +245,8 @@ def main() -> None:
             or report(module, work, command)
         if args.recheck:
             found = recheck(found, work, args.tests)
+        if args.rerun:
+            found = rerun(found, work, command)
         reports.append(found)
         print(f"{module}: {found['killed']}/{found['total']} killed ({found['score']}%) {found['counts']}")
         for survivor in found["survivors"]:
