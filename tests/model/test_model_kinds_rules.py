@@ -46,6 +46,9 @@ RULES = [
     ("y = xs.copy()", "xs.copy()", Kind.PYLIST, Kind.TENSOR, None),
     ("y = 'a b'.split()", "'a b'.split()", Kind.PYLIST, Kind.STRING, None),
     ("y = unknown.ravel().tolist()", "unknown.ravel().tolist()", Kind.PYLIST, None, None),
+    ("y = unknown.tobytes()", "unknown.tobytes()", Kind.OTHER, None, "bytes"),
+    ("y = range(3)[0]", "range(3)[0]", Kind.NUMBER, None, None),
+    ("for ch in 'abc':\n    y = ch\n", "ch", Kind.STRING, None, None),
     ("with tf.GradientTape() as tape:\n    z = t * t\ny = tape.jacobian(z, t)\n",
      "tape.jacobian(z, t)", Kind.TENSOR, None, None),
     ("with tf.GradientTape() as tape:\n    z = t * t\ny = tape.watch(t)\n",
@@ -54,6 +57,8 @@ RULES = [
     ("def f():\n    pass\ny = f()\n", "f()", Kind.OTHER, None, "none"),
     ("class A:\n    def f(self):\n        return np.zeros(3)\nb = A()\ny = b.f()\nz = b.g()\n",
      "b.g()", Kind.UNKNOWN, None, None),
+    ("class A:\n    def f(self):\n        return np.zeros(3)\nb = A()\ny = b.f()\n",
+     "b.f()", Kind.NDARRAY, None, None),
     # Keras and TensorFlow constructors
     ("inputs = keras.Input((4,))", "keras.Input((4,))", Kind.TENSOR, None, None),
     ("y = keras.callbacks.EarlyStopping()", "keras.callbacks.EarlyStopping()", Kind.OTHER, None,
@@ -69,6 +74,7 @@ RULES = [
     ("y = t if flag else t + 1", "t if flag else t + 1", Kind.TENSOR, None, None),
     ("y = (z := tf.ones(3))", "z := tf.ones(3)", Kind.TENSOR, None, None),
     ("y = lambda q: q", "lambda q: q", Kind.OTHER, None, "function"),
+    ("y = t, a, t", "t, a, t", Kind.PYTUPLE, None, None),
     # names bound by walrus, comprehension, import
     ("if (n := len(xs)):\n    y = n\n", "n", Kind.NUMBER, None, None),
     ("y = [e for e in xs]\n", "e", Kind.TENSOR, None, None),
@@ -134,3 +140,7 @@ def test_the_tape_and_numpy_results_know_the_call_that_made_them(snippet):
     ("tensorflow.Module", None), ("object", None)])
 def test_keras_base_roles(path, role):
     assert keras_base_role(path) == role
+
+
+def test_a_conventional_alias_used_without_its_import_is_the_module(snippet):
+    assert snippet("y = np.zeros(3)\nz = np\n").kind("np").what == "module"
