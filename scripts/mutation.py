@@ -50,8 +50,10 @@ MODEL_TESTS = ["tests/model"]
 # module -> the fast tests that decide its mutants
 TESTS: Dict[str, List[str]] = {
     **{f"recipes/_model/{name}.py": MODEL_TESTS
-       for name in ("__init__", "_tree", "construction", "contexts", "flow", "gradients",
-                    "imports", "kinds", "values")},
+       for name in ("__init__", "_tree", "contexts", "flow", "gradients", "imports", "kinds",
+                    "values")},
+    # what a class's construction touches: only unused-model-instance asks
+    "recipes/_model/construction.py": [*MODEL_TESTS, "tests/recipes/test_unused_model_instance.py"],
     "migrate/slicing.py": ["tests/test_slicing.py", "tests/test_mutants_engine.py"],
     "migrate/cache.py": ["tests/test_scale.py", "tests/test_mutants_engine.py"],
 }
