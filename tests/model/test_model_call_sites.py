@@ -28,10 +28,11 @@ def test_a_function_s_parameter_is_typed_from_its_call_sites(snippet):
     assert _likely(s, "x").kind == Kind.NDARRAY and _likely(s, "y").kind == Kind.TENSOR
 
 
-@pytest.mark.parametrize("decorator, params", [("@staticmethod\n    ", "x, y"), ("", "self, x, y")])
+@pytest.mark.parametrize("decorator, params", [("@staticmethod\n    ", "x, y"), ("", "self, x, y"),
+                                               ("@tf.function\n    ", "self, x, y")])
 def test_a_static_method_s_arguments_are_not_shifted_by_self(snippet, decorator, params):
     """``self.scale(a, t)``: y is t, for a static ``scale(x, y)`` as for a
-    method ``scale(self, x, y)``."""
+    method ``scale(self, x, y)``, decorated or not."""
     s = snippet(HEADER, f"""
 class Scaler:
     {decorator}def scale({params}):
