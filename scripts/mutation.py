@@ -177,14 +177,14 @@ def _apply(diff: str, path: Path) -> bool:
 
 def rerun(found: dict, work: Path, command: List[str]) -> dict:
     """``found``'s survivors run again by mutmut in the last run's copy, with
-    the worktree's current tests copied in and which tests reach which
-    function recorded again: one fork per mutant from a warm process."""
+    the worktree's tests as they are on disk copied in and which tests reach
+    which function recorded again: one fork per mutant from a warm process."""
     shutil.rmtree(work / "tests")
     shutil.copytree(ROOT / "tests", work / "tests", ignore=shutil.ignore_patterns("__pycache__"))
     (work / "mutants" / "mutmut-stats.json").unlink(missing_ok=True)
     names = [s["name"] for s in found["survivors"]]
-    if names:
-        run(found["module"], work, command, 1, names)
+    if names and run(found["module"], work, command, 1, names):
+        raise SystemExit(f"mutmut failed on {found['module']} (a failing test stops its stats run)")
     return report(found["module"], work, command)
 
 
