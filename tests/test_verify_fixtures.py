@@ -8,6 +8,10 @@ skipped without a Python 3.8/3.7, a failure in CI).
 One verify call per runtime over the fixtures and the rewrites, in one pool
 of workers, so TensorFlow is imported once per worker however many fixtures
 there are; new fixtures are picked up from fixtures/ through fixture_cases.
+A rewrite whose text is its case's after (or its before, left unchanged) is
+not run a second time: that file's report is read instead, and must pass
+every check (most rewrites are one or the other: on 2 Dec 2026, 45 of 50,
+so 89 programs per runtime instead of 134).
 """
 
 from __future__ import annotations
@@ -32,7 +36,8 @@ PAIRS = [c for c in CASES if c.after]
 @pytest.fixture(scope="module")
 def rewritten(tmp_path_factory):
     """Each before through the engine (all recipes, unsafe fixes): before path ->
-    rewritten file, or -> the engine's reason when it could not rewrite."""
+    rewritten file (the case's after or before when the text is theirs), or ->
+    the engine's reason when it could not rewrite."""
     out = tmp_path_factory.mktemp("rewritten")
     options = Options(tuple(resolve(None)), unsafe_fixes=True)
     files = {}
@@ -41,9 +46,11 @@ def rewritten(tmp_path_factory):
         if result.status not in (Status.CHANGED, Status.UNCHANGED):
             files[case.before] = result.reason or "; ".join(result.errors)
             continue
-        target = out / case.recipe / f"{case.name}.rewritten.py"
-        target.parent.mkdir(exist_ok=True)
-        target.write_text(result.output)
+        same = [p for p in (case.after, case.before) if p and p.read_text() == result.output]
+        target = same[0] if same else out / case.recipe / f"{case.name}.rewritten.py"
+        if not same:
+            target.parent.mkdir(exist_ok=True)
+            target.write_text(result.output)
         files[case.before] = target
     return files
 
@@ -54,8 +61,14 @@ def reports(request, rewritten):
     runtime = tf23_runtime() if request.param == "2.3" else current()
     paths = [p for case in CASES for p in (case.before, case.after) if p]
     paths += [p for p in rewritten.values() if isinstance(p, Path)]
-    report = verify(paths, VerifyOptions(api="2.3", runtimes=(runtime,), jobs=2))
+    report = verify(list(dict.fromkeys(paths)), VerifyOptions(api="2.3", runtimes=(runtime,), jobs=2))
     return {Path(p.path).resolve(): p for p in report.programs}  # verify names files relative to the cwd
+
+
+def passes_every_check(program) -> bool:
+    """What a rewrite must do, whatever role its file has (an after, a
+    negative before or a plain program): run, and fail no check."""
+    return program.status == "ran" and all(c.passed for c in program.checks)
 
 
 def _explain(program) -> str:
@@ -92,5 +105,5 @@ def test_engine_rewritten_before_passes(case, rewritten, reports):
     target = rewritten[case.before]
     assert isinstance(target, Path), f"the engine could not rewrite it: {target}"
     program = reports[target]
-    assert program.role == "program" and program.ok, _explain(program)
+    assert passes_every_check(program), _explain(program)
     assert program.check("api").passed

@@ -328,3 +328,30 @@ def test_a_tape_name_bound_in_two_branches_is_no_one_tape(snippet):
         grads = tape.gradient(y, x)
     """)
     assert s.model.tape_named("tape", s.node("tape", -1)) is None
+
+
+def test_a_function_called_from_a_function_nested_in_a_context_is_on_the_tape(snippet):
+    """``inner`` is never called by name (tf.map_fn calls it); it is nested in
+    ``call``, so what it calls runs on the tape; the same shape outside a
+    context stays outside (mutation testing: the nesting rule was unasserted)."""
+    s = snippet(HEADER, """
+        class Block(tf.keras.layers.Layer):
+            def call(self, inputs):
+                def inner(x):
+                    helper(x)
+                    return x
+                return tf.map_fn(inner, inputs)
+
+        def helper(v):
+            buf[0] = v
+
+        def outside(v):
+            def inner2(x):
+                helper2(x)
+            return inner2
+
+        def helper2(v):
+            other[0] = v
+        """)
+    assert how(s, "buf[0] = v") == "tape_callee"
+    assert how(s, "other[0] = v") is None

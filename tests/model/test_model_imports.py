@@ -194,3 +194,11 @@ def test_a_module_call_named_like_a_mutator_does_not_hide_the_module(snippet):
     """)
     assert s.model.callee(s.node("tf.math.subtract(image, baseline)")) == "tensorflow.math.subtract"
     assert s.model.callee(s.node("tf.fill(tf.shape(image), 0.5)")) == "tensorflow.fill"
+
+
+def test_a_presumed_alias_uses_its_module_only(snippet):
+    """``np`` read without an import presumes NumPy: the module uses numpy,
+    not pandas (mutation testing: the comparison was unasserted)."""
+    imports = snippet("y = np.zeros(3)\n").model.imports
+    assert imports.presumed == {"np"}
+    assert imports.uses("numpy") and not imports.uses("pandas") and not imports.uses("tensorflow")
