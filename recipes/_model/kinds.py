@@ -425,6 +425,8 @@ class Kinds:
 
     def _power(self, node) -> Optional[Value]:
         children = node.children
+        if len(children) < 2:  # emptied by a rewrite earlier in this pass: detached, unknown
+            return None
         if children[-2].type == token.DOUBLESTAR:
             return self._arithmetic([self._power_chain(node, children[:-2]), self._of(children[-1])])
         return self._power_chain(node, children)

@@ -190,3 +190,32 @@ def test_a_numpy_call_on_a_tensor_in_a_compiled_loss_is_numpy_accumulators_with_
     result = transform(source, "case.py", Options(tuple(resolve(["numpy-accumulator", RECIPE])), unsafe_fixes=True))
     assert {d.recipe for d in result.diagnostics} == {"numpy-accumulator"}, result.diagnostics
     assert "    return tf.reduce_mean(tf.square(y_pred - y_true))\n" in result.output
+
+
+def test_a_rewritten_return_leaves_no_recipe_reading_a_stale_node():
+    """The copy's NumPy call in a `return` is rewritten in the pass every recipe
+    runs in; recipes that ask the model about that return afterwards
+    (unconnected-source) saw an emptied power node and crashed."""
+    source = dedent('''
+        import numpy as np
+        import tensorflow as tf
+
+        class Head(tf.keras.Model):
+            def __init__(self):
+                super().__init__()
+                self.out = tf.keras.layers.Dense(1)
+
+            def call(self, x):
+                y_pred = self.out(x)
+                pred = y_pred.numpy()
+                return tf.constant(np.tanh(pred))
+
+        def step(model, optimizer, x, y):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(tf.square(y - model(x)))
+            grads = tape.gradient(loss, model.trainable_variables)
+            optimizer.apply_gradients(zip(grads, model.trainable_variables))
+    ''')
+    result = transform(source, "head.py", Options(resolve(["ALL"])))
+    assert result.errors == []
+    assert [d.recipe for d in result.diagnostics] == ["numpy-on-loss-path"]
