@@ -10,7 +10,7 @@ and memoized):
 - imports: ``m.qualified(expr)``, ``m.callee(call)`` -> canonical names
   (``"tensorflow.shape"``, ``"keras.layers.Dense"``, ``"numpy.zeros"``);
   ``m.imports`` (aliases, presumed conventional aliases of a pasted snippet);
-- kinds: ``m.kind_of(expr)``, ``m.iter_kind(expr)`` -> ``Value`` (``Kind``,
+- kinds: ``m.kind_of(expr)``, ``m.iter_kind(expr)``, ``m.receiver_kind(power, end)`` -> ``Value`` (``Kind``,
   element, items, output ``width`` of models and layers built here, origin);
 - data flow: ``m.reaching(name_or_attr, at)``, ``m.last_assignment(...)``,
   ``m.assigned_value(...)``,
@@ -345,6 +345,16 @@ class Model:
     def kind_of(self, expr) -> Value:
         """What ``expr`` evaluates to (UNKNOWN when not provable)."""
         return self._kinds.value(expr) if expr.parent is not None or expr is self.root else UNKNOWN
+
+    @_guarded(UNKNOWN)
+    def receiver_kind(self, power, end: int) -> Value:
+        """The kind of ``power.children[:end]``: the receiver of a method
+        called further along a chain (``self.model`` in ``self.model.predict(x)``,
+        which has no node of its own)."""
+        if end == 1:
+            return self.kind_of(power.children[0])
+        found = self._kinds._power_chain(power, power.children[:end])
+        return found if found is not None else UNKNOWN
 
     @_guarded(UNKNOWN)
     def likely_kind_of(self, expr) -> Value:
