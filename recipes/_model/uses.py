@@ -16,7 +16,8 @@ _TENSOR_ATTRIBUTES = {"shape", "dtype", "ndim", "numpy"}  # a tensor has them to
 _OPERATORS = (syms.arith_expr, syms.term, syms.factor, syms.comparison, syms.not_test,
               syms.and_test, syms.or_test)
 _TENSOR_LIBRARIES = ("tensorflow.", "keras.")
-_DEPTH = 4  # names bound to names bound to it...
+_DEPTH = 4
+_KERAS_TAKES_TENSORS = ("keras_call", "compiled", "train_step")  # Keras gets what they return  # names bound to names bound to it...
 
 
 def numpy_reliance(model: "Model", power, end: int, depth: int = 0) -> Optional[str]:
@@ -39,12 +40,14 @@ def numpy_reliance(model: "Model", power, end: int, depth: int = 0) -> Optional[
 
 def _use(model: "Model", expr, depth: int) -> Optional[str]:
     node, parent = expr, expr.parent
-    while parent is not None and parent.type == syms.atom and parent.children[0].value == "(":
+    # an operand: NumPy defers to the tensor's operators, so the whole
+    # expression becomes a tensor too; its own use decides
+    while parent is not None and (parent.type == syms.atom and parent.children[0].value == "("
+                                  or parent.type in _OPERATORS
+                                  or parent.type == syms.power and node is not parent.children[0]):
         node, parent = parent, parent.parent
     if parent is None:
         return "a use that may need an array"
-    if parent.type in _OPERATORS or parent.type == syms.power and node is not parent.children[0]:
-        return None  # an operand: NumPy defers to the tensor's operators
     if parent.type in (syms.arglist, syms.argument, syms.trailer):
         return _argument(model, parent)
     if parent.type == syms.expr_stmt and node is parent.children[-1] and len(parent.children) == 3 \
@@ -78,6 +81,9 @@ def _argument(model: "Model", parent) -> Optional[str]:
 def _returned(model: "Model", stmt, depth: int) -> Optional[str]:
     """A returned value is used where the module's function is called."""
     function = model.scope_of(stmt).node
+    context = model.gradient_context(stmt)
+    if context is not None and context.owner is function and context.how in _KERAS_TAKES_TENSORS:
+        return None
     sites = model.call_sites(function) if function.type == syms.funcdef and depth < _DEPTH else None
     if not sites:
         return "it is returned to callers that may expect an array"
@@ -117,6 +123,8 @@ def _basic_index(model: "Model", index) -> bool:
         pieces = [c for c in part.children if c.type != token.COLON] if part.type in (syms.subscript, syms.sliceop) \
             else [part]
         for piece in pieces:
+            if piece.type == token.COLON:
+                continue
             if piece.type == syms.sliceop:
                 pieces.extend(c for c in piece.children if c.type != token.COLON)
             elif not _scalar(model, piece):
