@@ -251,7 +251,7 @@ def _before_block(tape, target, early: List) -> None:
         propose(_shown_part(first), f"{message} (it runs in another block than the `with`)", fixable=False)
         return
     between = [stmt for stmt in _statements_between(first, tape.statement) if stmt not in early]
-    blocked = _movable(early) or _crossed(between, [], _read_names_of(early) - _bound_names(early))
+    blocked = _movable(early) or _crossed(between, early, set())
     if blocked:
         propose(_shown_part(first), f"{message} ({blocked})", fixable=False)
         return
