@@ -143,6 +143,34 @@ CASES = [
         scale = 3.0
         tf.keras.optimizers.SGD(0.1).minimize(lambda: cost, var_list=[w])
         """, "(d) `scale` changes before minimize runs the loss: report only", fixable=False),
+    invalid("tensor_made_from_a_weight_in_build", """
+        import tensorflow as tf
+
+
+        class Scaled(tf.keras.layers.Layer):
+            def build(self, input_shape):
+                self.w = self.add_weight(name="w", shape=(input_shape[-1], 1))
+                self.w_scaled = self.w * 2.0
+
+            def call(self, inputs):
+                return tf.matmul(inputs, self.w_scaled)
+        """, "a tensor computed once from a weight in build(), read by call(): report only", fixable=False),
+    valid("shape_of_a_weight_and_frozen_weights_in_build", """
+        import tensorflow as tf
+
+
+        class Masked(tf.keras.layers.Layer):
+            def build(self, input_shape):
+                self.kernel = self.add_weight(name="kernel", shape=(input_shape[-1], 2))
+                self.frozen = self.add_weight(name="frozen", shape=(2,), trainable=False)
+                self.mask = tf.ones_like(self.kernel)
+                self.rows = self.kernel.shape[0]
+                self.offset = self.frozen * 2.0
+                self.alias = self.kernel
+
+            def call(self, inputs):
+                return tf.matmul(inputs, self.alias * self.mask) * self.rows + self.offset
+        """, "read for its shape only, a non-trainable weight, the variable itself"),
     valid("value_recomputed_inside", program("""
         pred = model(x)
         with tf.GradientTape() as tape:
