@@ -432,8 +432,8 @@ def _built(node, capture, filename) -> None:
         return
     names = ", ".join(f"`self.{w}`" for w in weights)
     propose(node, f"`self.{attr}` is computed from the weights {names} once, in build(): call() reads a "
-                  "constant tensor, so those weights get no gradient through it (under tf.function it belongs "
-                  f"to another graph); compute it in call() from the weights", fixable=False)
+                  "constant tensor holding their values at build time, so those weights get no gradient "
+                  "through it; compute it in call() from the weights", fixable=False)
 
 
 def _makes_variable(model, value) -> bool:
