@@ -103,18 +103,20 @@ def _argument(trailer, position: int, keyword: str):
 
 
 def _within(node, ancestor) -> bool:
-    while node is not None:
-        if node is ancestor:
-            return True
-        node = node.parent
-    return False
+    return s.contains(ancestor, node)
+
+
+def _among(node, nodes) -> bool:
+    """``node in nodes`` by identity (fissix's ``==`` compares trees: two
+    statements spelled alike are equal)."""
+    return any(other is node for other in nodes)
 
 
 def _depends(model, stmt, on, sources: Sources) -> bool:
     """Does ``stmt`` read the sources, or a value computed by a statement of ``on``?"""
     if sources.read_by(stmt):
         return True
-    return any(f in on for f in feeders(model, stmt))
+    return any(_among(f, on) for f in feeders(model, stmt))
 
 
 def _reading_sources(model, candidates: List, sources: Sources) -> List:
@@ -122,7 +124,7 @@ def _reading_sources(model, candidates: List, sources: Sources) -> List:
     such a statement computes, in source order."""
     chosen: List = []
     for stmt in candidates:
-        if sources.read_by(_value(stmt)) or any(f in chosen for f in feeders(model, _value(stmt))):
+        if sources.read_by(_value(stmt)) or any(_among(f, chosen) for f in feeders(model, _value(stmt))):
             chosen.append(stmt)
     return chosen
 
@@ -152,15 +154,14 @@ def _gradient(node, capture, filename) -> None:
     after = [f for f in fed if anchor is not None and _between(f, tape.statement, anchor)]
     target = s.unparen(target)
     if not in_body and anchor is not None and _computes(model, target) \
-            and (srcs.read_by(target) or any(f in recorded for f in feeders(model, target))):
+            and _depends(model, target, recorded, srcs):
         _computed_in_call(node, tape, target, anchor)
         return
-    late = [f for f in after if _depends(model, _value(f), recorded, srcs)
-            or any(g in recorded for g in feeders(model, _value(f)))]
+    late = [f for f in after if _depends(model, _value(f), recorded, srcs)]
     if late:
         _after_block(tape, target, after, anchor)
         return
-    if not srcs or any(srcs.read_by(_value(f)) for f in recorded) or in_body and srcs.read_by(target):
+    if not srcs or any(srcs.mentioned_in(_value(f)) for f in recorded) or in_body and srcs.mentioned_in(target):
         return
     before = [f for f in fed if not _within(f, tape.statement) and f.get_lineno() < tape.statement.get_lineno()
               and model.scope_of(f) is model.scope_of(tape.statement) and not s.bound_names(f) & srcs.values]
@@ -214,13 +215,7 @@ def _computed_in_call(node, tape, target, anchor) -> None:
                f"`{_tape_text(tape)}` closed: the tape recorded nothing of it, so the gradient is None; "
                "compute it inside the `with` block")
     blocked = _crossed(_statements_between(tape.statement, anchor), [], _read_names(target))
-    if blocked:
-        propose(target, f"{message} ({blocked})", fixable=False)
-        return
-    effect = effects(model, target)
-    if effect:
-        message += f" (unsafe: {effect}, and it would run inside the block)"
-    if not propose(target, message, safety="unsafe" if effect else "safe"):
+    if not _propose_moving(target, message, blocked, [target], ", and it would run inside the block"):
         return
     name = s.fresh_name("target", s.scope_names(model.scope_of(node).node))
     body = s.statements(tape.body)
@@ -234,15 +229,9 @@ def _after_block(tape, target, after: List, anchor) -> None:
     message = (f"`{_code(first)}` runs after the block of `{_tape_text(tape)}` closed: the tape did not "
                f"record it, so `{_tape_text(tape)}.gradient({s.shown(target)}, ...)` returns None; "
                "compute it inside the `with` block")
-    between = [stmt for stmt in _statements_between(tape.statement, anchor) if stmt not in after]
+    between = [stmt for stmt in _statements_between(tape.statement, anchor) if not _among(stmt, after)]
     blocked = _movable(after) or _crossed(between, after, set())
-    if blocked:
-        propose(_shown_part(first), f"{message} ({blocked})", fixable=False)
-        return
-    effect = next((e for e in (effects(model, _value(f)) for f in after) if e), None)
-    if effect:
-        message += f" (unsafe: {effect})"
-    if not propose(_shown_part(first), message, safety="unsafe" if effect else "safe"):
+    if not _propose_moving(_shown_part(first), message, blocked, [_value(f) for f in after]):
         return
     text = "".join(_text(f) for f in after)
     body = s.statements(tape.body)
@@ -258,17 +247,11 @@ def _before_block(tape, target, early: List) -> None:
                f"`{s.shown(target)}` reaches the sources only through it: the tape sees a constant, so the "
                "gradient is None; move the forward pass into the `with` block")
     if any(stmt.parent is not tape.statement.parent for stmt in early):
-        propose(_shown_part(first), f"{message} (it runs in another block than the `with`)", fixable=False)
-        return
-    between = [stmt for stmt in _statements_between(first, tape.statement) if stmt not in early]
-    blocked = _movable(early) or _crossed(between, early, set())
-    if blocked:
-        propose(_shown_part(first), f"{message} ({blocked})", fixable=False)
-        return
-    effect = next((e for e in (effects(model, _value(f)) for f in early) if e), None)
-    if effect:
-        message += f" (unsafe: {effect})"
-    if not propose(_shown_part(first), message, safety="unsafe" if effect else "safe"):
+        blocked = "it runs in another block than the `with`"
+    else:
+        between = [stmt for stmt in _statements_between(first, tape.statement) if not _among(stmt, early)]
+        blocked = _movable(early) or _crossed(between, early, set())
+    if not _propose_moving(_shown_part(first), message, blocked, [_value(f) for f in early]):
         return
     body = s.statements(tape.body)
     new = s.statements_from_source("".join(_text(f) for f in early), s.indent_of(body[0]))
@@ -276,6 +259,18 @@ def _before_block(tape, target, early: List) -> None:
         s.insert_before(body[0], stmt)
     for stmt in early:  # what they bind stays bound: the block binds it now
         s.remove_statement(stmt)
+
+
+def _propose_moving(where, message: str, blocked: Optional[str], moved: List, when: str = "") -> bool:
+    """Report only (``blocked`` says why), or offer to move the expressions
+    ``moved``: unsafe when one has effects. True: rewrite now."""
+    if blocked:
+        propose(where, f"{message} ({blocked})", fixable=False)
+        return False
+    effect = next((e for e in (effects(model_of(where), expr) for expr in moved) if e), None)
+    if effect:
+        message += f" (unsafe: {effect}{when})"
+    return propose(where, message, safety="unsafe" if effect else "safe")
 
 
 # ------------------------------------------------------------------ optimizer.minimize
@@ -298,7 +293,7 @@ def _minimize(node, capture, filename) -> None:
     fed = [f for expr in returned for f in feeders(model, expr)]
     fed = sorted({id(f): f for f in fed}.values(), key=lambda f: f.get_lineno() or 0)
     inside = [f for f in fed if _within(f, closure)]
-    if any(srcs.read_by(expr) for expr in returned) or any(srcs.read_by(_value(f)) for f in inside):
+    if any(srcs.mentioned_in(expr) for expr in returned) or any(srcs.mentioned_in(_value(f)) for f in inside):
         return
     outside = [f for f in fed if not _within(f, closure) and f.get_lineno() < node.get_lineno()]
     early = _reading_sources(model, outside, srcs)
@@ -314,18 +309,12 @@ def _minimize(node, capture, filename) -> None:
                "gradients ('No gradients provided'); compute it inside the loss function")
     blocked = _movable(early) or _same_values(model, early, node) \
         or _closure_site(closure, binding, early, node)
-    if blocked:
-        propose(where, f"{message} ({blocked})", fixable=False)
-        return
-    effect = next((e for e in (effects(model, _value(f)) for f in early) if e), None)
-    if effect:
-        message += f" (unsafe: {effect}, and it would run at every step)"
-    if not propose(where, message, safety="unsafe" if effect else "safe"):
+    if not _propose_moving(where, message, blocked, [_value(f) for f in early], ", and it would run at every step"):
         return
     kept = _read_elsewhere(model, early, closure)
     _move_into_closure(model, closure, binding, early, node)
     for stmt in early:
-        if stmt not in kept:
+        if not _among(stmt, kept):
             s.remove_statement(stmt)
 
 

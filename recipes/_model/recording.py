@@ -80,6 +80,14 @@ class Sources:
     def __bool__(self) -> bool:
         return bool(self.owners or self.values)
 
+    def mentioned_in(self, node) -> bool:
+        """``read_by``, or an owner named at all (``loss_of(model, x)`` may
+        run the model): where reading the sources rules a finding out."""
+        if self.read_by(node):
+            return True
+        return any(part.type == token.NAME and part.value in self.owners and _is_read(part)
+                   for part in node.pre_order())
+
     def read_by(self, node) -> bool:
         """Does evaluating ``node`` read a differentiated variable?"""
         for part in node.pre_order():

@@ -16,8 +16,8 @@ _TENSOR_ATTRIBUTES = {"shape", "dtype", "ndim", "numpy"}  # a tensor has them to
 _OPERATORS = (syms.arith_expr, syms.term, syms.factor, syms.comparison, syms.not_test,
               syms.and_test, syms.or_test)
 _TENSOR_LIBRARIES = ("tensorflow.", "keras.")
-_DEPTH = 4
-_KERAS_TAKES_TENSORS = ("keras_call", "compiled", "train_step")  # Keras gets what they return  # names bound to names bound to it...
+_DEPTH = 4  # names bound to names bound to it...
+_KERAS_TAKES_TENSORS = ("keras_call", "compiled", "train_step")  # Keras gets what they return
 
 
 def numpy_reliance(model: "Model", power, end: int, depth: int = 0) -> Optional[str]:

@@ -215,6 +215,14 @@ CASES = [
             out = tf.while_loop(lambda k: k < 5.0, lambda k: [k + 1.0], [i])
         print(tape.gradient([a, b], i), tape.gradient(out[0], i))
         """, "a display of recorded names and an item of a Python list run no op"),
+    valid("the_block_runs_the_model_through_a_helper", program("""
+        from losses import loss_of
+
+        pred = model(x)
+        with tf.GradientTape() as tape:
+            loss = loss_of(model, x) + 0.1 * tf.reduce_mean(tf.square(pred))
+        grads = tape.gradient(loss, model.trainable_variables)
+        """), "the block hands the model to a function that may call it: it may read the sources itself"),
     valid("unknown_sources", program("""
         pred = model(x)
         with tf.GradientTape() as tape:
