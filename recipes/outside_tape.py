@@ -346,6 +346,9 @@ def _returned(closure) -> List:
 
 
 def _closure_site(closure, binding, early, call) -> Optional[str]:
+    """Why the statements cannot move into the loss function as written (None: they can)."""
+    if closure.type == s.syms.lambdef and len(closure.children) != 3:
+        return "the lambda takes parameters"
     if closure.type == s.syms.lambdef and binding is None:
         holder = s.statement_of(call)
         if holder.type != s.syms.simple_stmt or holder.parent is None or not s.is_block(holder.parent):
