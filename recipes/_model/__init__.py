@@ -23,7 +23,11 @@ and memoized):
   ``watch_arguments()`` and ``later_statements(names)``;
 - gradient data flow (gradients.py): ``m.gradient_flow`` -> ``of(expr)``
   (``Flow``: origins, the origins a gradient is taken with respect to),
-  ``of_bindings(bindings)``, ``difference_input(expr)`` (``x`` of ``x - baseline``).
+  ``of_bindings(bindings)``, ``difference_input(expr)`` (``x`` of ``x - baseline``);
+- what a gradient sees (recording.py): ``Sources.of(m, expr)`` (the variables
+  differentiated), ``feeders(m, expr)`` (the assignments reaching it),
+  ``effects(m, expr)`` (why running it elsewhere may differ); whether uses of
+  a value need a NumPy array (uses.py: ``numpy_reliance``).
 A node the walk never saw (made by a modifier after the build) is UNKNOWN
 and never an error.
 """
