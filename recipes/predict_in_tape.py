@@ -99,7 +99,7 @@ def _modify(node, capture, filename) -> None:
             f"through it, so gradients of `{receiver}`'s weights are None (under tf.function it raises)")
     blocker = next((why for key, why in _REPORT_ONLY.items() if key in keywords), None)
     kind = model.kind_of(first)
-    if blocker is None and kind.kind is Kind.DATASET or kind.what in ("iterator", "generator"):
+    if blocker is None and (kind.kind is Kind.DATASET or kind.what in ("iterator", "generator")):
         blocker = f"its input is a {kind.describe()}, which a model cannot be called on"
     if blocker is not None:
         propose(node, f"{head}; call `{receiver}(batch, training=False)` on each batch instead ({blocker})",
