@@ -75,11 +75,12 @@ from __future__ import annotations
 
 from typing import List
 
-from migrate.recipe import Recipe
+from migrate.recipe import Recipe, SourceFacts
 from recipes import _fissix as s
 from recipes._model import model_of
 from recipes._model.recording import Sources, feeders
-from recipes._outside_tape.built import built
+from recipes._outside_tape.built import built, classes_building_tensors
+from recipes._pyast import code_text
 from recipes._outside_tape.minimize import minimize
 from recipes._outside_tape.statements import (among, argument, between, code, crossed, depends, method_at, movable,
                                               propose_moving, read_names, reading_sources, shown_part,
@@ -89,13 +90,14 @@ from recipes._outside_tape.statements import (among, argument, between, code, cr
 GRADIENT = "power< any+ trailer< '.' ('gradient' | 'jacobian') > trailer< '(' any ')' > any* >"
 MINIMIZE = "power< any+ trailer< '.' 'minimize' > trailer< '(' any ')' > any* >"
 BUILT = "expr_stmt< power< 'self' trailer< '.' any > > '=' any >"
+_GRADIENT_WORDS = (".gradient(", ".jacobian(", ".minimize(")
 
 
 def _gradient(node, capture, filename) -> None:
-    model = model_of(node)
     at = method_at(node, ("gradient", "jacobian"))
     if at != 1 or node.children[0].type != s.token.NAME:
         return
+    model = model_of(node)
     tape = model.tape_named(node.children[0].value, node)
     trailer = node.children[at + 1]
     target, sources = argument(trailer, 0, "target"), argument(trailer, 1, "sources")
@@ -198,12 +200,22 @@ def _before_block(tape, target, early: List) -> None:
         s.remove_statement(stmt)
 
 
+def _may_compute_outside(facts: SourceFacts):
+    """Precheck: anywhere when the code takes a gradient or minimizes; else
+    the classes whose ``build`` computes from their attributes."""
+    text = code_text(facts)
+    if any(word in text for word in _GRADIENT_WORDS):
+        return True
+    return classes_building_tensors(facts) if "build" in text else []
+
+
 RECIPE = Recipe(
     id="outside-tape",
     summary="forward pass or target computed outside the tape (or the minimize loss) -> computed inside",
     safety="safe",
     query=lambda q: q.select(GRADIENT).modify(_gradient).select(MINIMIZE).modify(minimize)
     .select(BUILT).modify(built),
-    tokens=(".gradient(", ".jacobian(", ".minimize(", "def build("),
+    tokens=_GRADIENT_WORDS + ("def build(",),
+    precheck=_may_compute_outside,
     before_fails="none-gradient",
 )

@@ -4,9 +4,10 @@ reported, with the way out (recipes/outside_tape.py)."""
 
 from __future__ import annotations
 
-from typing import Set
+import ast
+from typing import List, Set
 
-from migrate.recipe import propose
+from migrate.recipe import SourceFacts, propose
 from recipes import _fissix as s
 from recipes._model import Kind, model_of
 
@@ -17,10 +18,12 @@ _SHAPE_CALLS = {"shape", "ones_like", "zeros_like", "size", "rank", "shape_n", "
 def built(node, capture, filename) -> None:
     """``self.t = <op on self.w>`` in a Keras ``build``, read by ``call``:
     computed once, from the weights' values then."""
-    model = model_of(node)
     function = s.enclosing(node, s.syms.funcdef)
-    cls = model.method_class(function) if function is not None and function.children[1].value == "build" else None
-    if cls is None or not model.keras_role(cls) or len(node.children) != 3:
+    if function is None or function.children[1].value != "build" or len(node.children) != 3:
+        return  # asked before the model is built: most files assign `self.x` outside build()
+    model = model_of(node)
+    cls = model.method_class(function)
+    if cls is None or not model.keras_role(cls):
         return
     attr, value = node.children[0].children[1].children[1].value, node.children[2]
     plain = s.unparen(value)
@@ -85,3 +88,27 @@ def _in_shape_call(power) -> bool:
     name = callee.children[1].value if callee.type == s.syms.trailer and callee.children[0].type == s.token.DOT \
         else callee.value if callee.type == s.token.NAME else ""
     return name in _SHAPE_CALLS
+
+
+def classes_building_tensors(facts: SourceFacts) -> List[ast.ClassDef]:
+    """Precheck: the classes with a ``call`` and a ``build`` that assigns
+    ``self.x`` a value computed from another ``self.y`` (not the attribute
+    itself)."""
+    found = []
+    for cls in facts.nodes(ast.ClassDef):
+        methods = {f.name: f for f in cls.body if isinstance(f, ast.FunctionDef)}
+        if "call" in methods and "build" in methods and any(
+                _self_target(node) and not isinstance(node.value, ast.Attribute) and _reads_self(node.value)
+                for node in ast.walk(methods["build"]) if isinstance(node, ast.Assign)):
+            found.append(cls)
+    return found
+
+
+def _self_target(node: ast.Assign) -> bool:
+    return len(node.targets) == 1 and isinstance(node.targets[0], ast.Attribute) \
+        and isinstance(node.targets[0].value, ast.Name) and node.targets[0].value.id == "self"
+
+
+def _reads_self(value) -> bool:
+    return any(isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "self"
+               for n in ast.walk(value))
