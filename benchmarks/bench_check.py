@@ -97,6 +97,8 @@ def _tf_migrate_benchmark(x, n):
     layer = tf.keras.layers.Dense(1); n += 1
     d = tf.cast(tf.convert_to_tensor(*[x]), tf.float32)
     arr = tf.TensorArray(tf.float32, size=n)
+    step = tf.Variable(0.0)
+    step.assign_add(1.0)
     for i in range(n):
         arr = arr.write(i, d)
     with tf.GradientTape() as tape:

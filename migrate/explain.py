@@ -24,7 +24,8 @@ FIXTURES = SHIPPED if SHIPPED.is_dir() else Path(__file__).resolve().parent.pare
 
 def example(recipe: Recipe) -> Optional[Tuple[Path, str]]:
     """The recipe's first fixture before (a ``seed*`` case first, then by
-    name) that the recipe alone changes, with the diff of that change."""
+    name) that the recipe alone changes, with the diff of that change; for
+    a recipe that only reports, its first pair's hand-made way out."""
     from .engine import transform  # the parser: only an example needs it
 
     befores = sorted((FIXTURES / recipe.id).glob("*.before.py"),
@@ -37,6 +38,13 @@ def example(recipe: Recipe) -> Optional[Tuple[Path, str]]:
             return before, "".join(difflib.unified_diff(
                 text.splitlines(keepends=True), after.splitlines(keepends=True),
                 fromfile=f"before: {before.name}", tofile=f"after: {recipe.id} alone"))
+    for before in befores:  # a report-only pair: the after is the way out, written by hand
+        after = before.with_name(before.name.replace(".before.py", ".after.py"))
+        if after.exists():
+            return before, "".join(difflib.unified_diff(
+                before.read_text(encoding="utf-8").splitlines(keepends=True),
+                after.read_text(encoding="utf-8").splitlines(keepends=True),
+                fromfile=f"before: {before.name} (reported)", tofile=f"after: {after.name} (the way out, by hand)"))
     return None
 
 

@@ -85,9 +85,21 @@ def assigned_names(node: ast.AST) -> Iterator[str]:
 def may_import(facts: SourceFacts, modules: Sequence[str]) -> bool:
     """Text-only: can the file hold ``import m`` / ``from m import ...`` for
     one of ``modules`` exactly (not a submodule: ``tensorflow.compat.v2`` is
-    not ``tensorflow``)? No parse needed."""
+    not ``tensorflow``), or, pasted without its imports, read a conventional
+    alias of one of them (``tf.``, ``np.``, ``layers.``: the model presumes
+    it when the module leaves it unbound)? No parse needed."""
     pattern = _module_pattern(tuple(modules))
-    return any(pattern.search(line) for line in facts.derived("import lines", _import_lines))
+    if any(pattern.search(line) for line in facts.derived("import lines", _import_lines)):
+        return True
+    aliases = [alias for alias, module in CONVENTIONAL.items()
+               if any(module == m or module.startswith(m + ".") for m in modules)]
+    return bool(aliases) and _presumed_pattern(tuple(aliases)).search(code_text(facts)) is not None
+
+
+@lru_cache(maxsize=None)
+def _presumed_pattern(aliases: tuple) -> Pattern:
+    """``alias.`` for any of ``aliases``, not after a word character or a dot."""
+    return re.compile("(?:" + "|".join(standalone(re.escape(a)) for a in aliases) + r")[ \t\f]*\.")
 
 
 def _import_lines(facts: SourceFacts) -> List[str]:

@@ -2,9 +2,11 @@
 
 Runs ``python -m migrate check --format json`` over a corpus directory,
 matches each finding to the ``# expect: <recipe> <safe|unsafe|report>``
-labels (trailing comments, or a sidecar file given with ``--labels``), and
-prints per-recipe precision and recall at the finding level and how often
-the kind of fix agrees with the label. With ``--verify`` every SAFE fix is
+labels (trailing comments, or a sidecar file given with ``--labels``) and
+the ``# expect-cause: <cause>`` labels of issue 26 (a label for recipe
+``<cause>`` of any kind: the recipe's id is the cause name), and prints
+per-recipe precision and recall at the finding level and how often the kind
+of fix agrees with the label. With ``--verify`` every SAFE fix is
 applied on its own to a copy of its program, and the before and the after
 are run by ``python -m migrate verify``; a safe fix whose after does not pass
 is counted as failing (``--unsafe``: unsafe fixes too; ``--tf 2.3``: on
@@ -12,13 +14,19 @@ that runtime; ``--keras 3``: judged on Keras 3).
 
 A finding matches a label of the same recipe, in the same file (notebook
 cell), on a line inside the finding's range. TP = matched findings, FP =
-unmatched findings, FN = unmatched labels.
+unmatched findings, FN = unmatched labels. A corpus with cause labels also
+gets a none-gradient summary: per cause, labels / detected / fixed (the
+fix's before fails and its after passes under ``--verify``) / failing safe
+fixes, totals as fractions of the labels (every labelled cause is visible in
+the source); ``--none-gradient-table`` prints it as the Markdown table of
+docs/none-gradient-causes.md.
 
     python scripts/corpus_score.py                       # tests/corpus
     python scripts/corpus_score.py tests/corpus/seed003 --recipes typed-convert,per-step-tape
     python scripts/corpus_score.py /tmp/realcorpus --labels /tmp/real-labels.txt --json
     python scripts/corpus_score.py --verify              # also run every safe fix
     python scripts/corpus_score.py /tmp/ig/ig-attribution --verify --unsafe --tf 2.3
+    python scripts/corpus_score.py tests/corpus/none_gradient --verify --unsafe   # issue 26
 """
 
 from __future__ import annotations
@@ -46,8 +54,10 @@ from migrate.registry import UnknownRecipe, resolve  # noqa: E402
 from migrate.result import Edit, cell_label, split_label  # noqa: E402
 
 KINDS = ("safe", "unsafe", "report")
+ANY_KIND = "any"  # the kind of a cause label: any finding detects it
 SEED003_RECIPES = ("typed-convert", "per-step-tape", "scalar-target", "suffix-mixup")
 _EXPECT = re.compile(r"#\s*expect:\s*(?P<body>.*)$")
+_EXPECT_CAUSE = re.compile(r"#\s*expect-cause:\s*(?P<cause>[a-z][a-z0-9-]*)\s*$")
 _SIDECAR = re.compile(r"^(?P<where>.+?):(?P<line>\d+):\s*(?P<body>.+)$")
 
 
@@ -60,7 +70,11 @@ class Label:
     path: str  # a file, or ``nb.ipynb:cell N`` for a notebook cell
     line: int
     recipe: str
-    kind: str
+    kind: str  # one of KINDS, or ANY_KIND for a cause label
+
+    @property
+    def is_cause(self) -> bool:
+        return self.kind == ANY_KIND
 
 
 @dataclass(frozen=True)
@@ -83,6 +97,7 @@ class RecipeScore:
     false_positives: List[Finding] = field(default_factory=list)
     false_negatives: List[Label] = field(default_factory=list)
     kind_mismatches: List[Tuple[Label, Finding]] = field(default_factory=list)
+    matched: List[Tuple[Label, Finding]] = field(default_factory=list)
 
     @property
     def precision(self) -> float:
@@ -107,17 +122,24 @@ def parse_label_body(body: str, where: str) -> List[Tuple[str, str]]:
 
 
 def labels_in_source(source: str, path: str) -> List[Label]:
-    """The ``# expect:`` comments of Python source (comments only, not strings)."""
+    """The ``# expect:`` and ``# expect-cause:`` comments of Python source
+    (comments only, not strings)."""
     labels = []
     try:
         for tok in tokenize.generate_tokens(io.StringIO(source).readline):
             if tok.type != tokenize.COMMENT:
                 continue
+            line = tok.start[0]
             match = _EXPECT.search(tok.string)
             if match:
-                line = tok.start[0]
                 for recipe, kind in parse_label_body(match["body"], f"{path}:{line}"):
                     labels.append(Label(path, line, recipe, kind))
+            elif "expect-cause:" in tok.string:
+                cause = _EXPECT_CAUSE.search(tok.string)
+                if not cause:
+                    raise CorpusError(f"{path}:{line}: bad label {tok.string!r}: expected "
+                                      "'# expect-cause: <cause>'")
+                labels.append(Label(path, line, cause["cause"], ANY_KIND))
     except (tokenize.TokenError, SyntaxError) as err:
         raise CorpusError(f"{path}: cannot read its labels: {err}") from err
     return labels
@@ -232,7 +254,8 @@ def match(labels: Iterable[Label], findings: Iterable[Finding],
         label = min(candidates, key=lambda lb: lb.line - finding.line)
         free[(_normal(finding.path), finding.recipe)].remove(label)
         score.tp += 1
-        if label.kind == finding.kind:
+        score.matched.append((label, finding))
+        if label.kind in (finding.kind, ANY_KIND):
             score.kind_agree += 1
         else:
             score.kind_mismatches.append((label, finding))
@@ -384,12 +407,112 @@ def summary(scores: Dict[str, RecipeScore], verified: Optional[List[VerifiedFix]
              "before_ok": v.before_ok, "after_ok": v.after_ok, "failures": v.after_failures}
             for v in verified]
         result["failing_safe_fixes"] = [fix for fix in result["safe_fixes"] if fix["failures"]]
+    causes = none_gradient_summary(scores, verified)
+    if causes is not None:
+        result["none_gradient"] = causes
     for item in result["recipes"].values():
         for finding in item["false_positives"]:
             finding.pop("edits")
         for pair in item["kind_mismatches"]:
             pair["finding"].pop("edits")
     return result
+
+
+def none_gradient_summary(scores: Dict[str, RecipeScore],
+                          verified: Optional[List[VerifiedFix]]) -> Optional[dict]:
+    """Issue 26's figures, per cause (a recipe some ``# expect-cause:`` label
+    names): labels, detected (a finding on the label), fixed (its fix, under
+    ``--verify``, turns the failing program into a passing one), failing safe
+    fixes, false alarms (findings on no label); totals as fractions of the
+    labels (every labelled cause is visible in the source). None without
+    cause labels."""
+    outcome = {v.finding: v for v in verified or []}
+    causes = {}
+    for recipe, s in scores.items():
+        labels = [lb for lb, _ in s.matched if lb.is_cause] + [lb for lb in s.false_negatives if lb.is_cause]
+        if not labels:
+            continue
+        hits = [f for lb, f in s.matched if lb.is_cause]
+        causes[recipe] = {
+            "safety": _safety(recipe), "labels": len(labels), "detected": len(hits),
+            "fixed": None if verified is None else sum(
+                1 for f in hits if f in outcome and outcome[f].after_ok and not outcome[f].before_ok),
+            "failing_safe_fixes": None if verified is None else sum(
+                1 for v in verified if v.finding.recipe == recipe and v.finding.kind == "safe" and v.after_failures),
+            "false_alarms": s.fp,
+            "missed": [f"{lb.path}:{lb.line}" for lb in s.false_negatives if lb.is_cause],
+        }
+    if not causes:
+        return None
+    totals = {key: sum(c[key] or 0 for c in causes.values())
+              for key in ("labels", "detected", "fixed", "failing_safe_fixes", "false_alarms")}
+    totals["detection_rate"] = round(totals["detected"] / totals["labels"], 4)
+    totals["fix_rate"] = None if verified is None else round(totals["fixed"] / totals["labels"], 4)
+    return {"causes": dict(sorted(causes.items())), "totals": totals}
+
+
+def _safety(recipe: str) -> Optional[str]:
+    """The recipe's declared safety, or None when no recipe has that id (yet)."""
+    try:
+        return resolve([recipe])[0].safety
+    except UnknownRecipe:
+        return None
+
+
+def _cell(value) -> str:
+    return "-" if value is None else str(value)
+
+
+def render_none_gradient(causes: dict) -> List[str]:
+    lines = ["none-gradient causes (expect-cause labels):",
+             f"{'cause':<24}{'recipe':>8}{'labels':>8}{'detected':>10}{'fixed':>7}{'failing safe':>14}{'FP':>4}"
+             f"{'seen':>6}{'named':>7}"]
+    for cause, c in causes["causes"].items():
+        lines.append(f"{cause:<24}{c['safety'] or 'none':>8}{c['labels']:>8}"
+                     f"{c['detected']:>10}{_cell(c['fixed']):>7}{_cell(c['failing_safe_fixes']):>14}"
+                     f"{c['false_alarms']:>4}{_cell(c.get('seen')):>6}{_cell(c.get('named')):>7}")
+    t = causes["totals"]
+    fixed = "" if t["fix_rate"] is None else f", fixed and verified {t['fixed']} ({t['fix_rate']:.0%})" \
+        f", failing safe fixes {t['failing_safe_fixes']}"
+    named = "" if "named" not in t else f"; verify sees a None gradient for {t['seen']}, names the cause of {t['named']}"
+    lines.append(f"total: {t['labels']} labels, detected {t['detected']} ({t['detection_rate']:.0%}){fixed}, "
+                 f"false alarms {t['false_alarms']}{named}")
+    return lines
+
+
+NOT_YET = "_(no recipe yet)_"
+NOT_RUN = "?"  # a cell the run that wrote the table did not measure
+
+
+def none_gradient_table(causes: dict) -> str:
+    """The Markdown table of docs/none-gradient-causes.md: per cause, the
+    recipe and its safety, what verify says on a reproduction, the counts.
+    Cells a run did not measure say so, to be refreshed by a later run."""
+    rows = ["| cause | recipe | safety | what `verify` says (a reproduction) | labels | detected | "
+            "fixed, verified | failing safe fixes | verify sees a None gradient | verify names the cause |",
+            "|---|---|---|---|---:|---:|---:|---:|---:|---:|"]
+    for cause, c in causes["causes"].items():
+        says = c.get("verify_says")
+        says = NOT_RUN if "verify_says" not in c else \
+            f"`{_table_text(says)}`" if says else "_(no None gradient seen)_"
+        rows.append("| " + " | ".join([
+            f"`{cause}`", f"`{cause}`" if c["safety"] else NOT_YET, c["safety"] or "-", says,
+            str(c["labels"]), str(c["detected"]),
+            NOT_RUN if c["fixed"] is None else str(c["fixed"]),
+            NOT_RUN if c["failing_safe_fixes"] is None else str(c["failing_safe_fixes"]),
+            str(c.get("seen", NOT_RUN)), str(c.get("named", NOT_RUN))]) + " |")
+    t = causes["totals"]
+    rows.append("| **total** | | | | " + " | ".join([
+        str(t["labels"]), f"{t['detected']} ({t['detection_rate']:.0%})",
+        NOT_RUN if t["fix_rate"] is None else f"{t['fixed']} ({t['fix_rate']:.0%})",
+        NOT_RUN if t["fix_rate"] is None else str(t["failing_safe_fixes"]),
+        str(t.get("seen", NOT_RUN)), str(t.get("named", NOT_RUN))]) + " |")
+    return "\n".join(rows)
+
+
+def _table_text(text: str) -> str:
+    """A sentence for a Markdown cell (verify names files by their base name)."""
+    return text.replace("|", "\\|")
 
 
 def render(result: dict) -> str:
@@ -409,6 +532,8 @@ def render(result: dict) -> str:
             lines.append(f"  kind {recipe} {lb['path']}:{lb['line']}: expected {lb['kind']}, got {f['kind']}")
     for error in result["errors"]:
         lines.append(f"  error: {error}")
+    if "none_gradient" in result:
+        lines += render_none_gradient(result["none_gradient"])
     if "safe_fixes" in result:
         failing = result["failing_safe_fixes"]
         repaired = sum(1 for fix in result["safe_fixes"] if fix["after_ok"] and not fix["before_ok"])
@@ -422,8 +547,10 @@ def render(result: dict) -> str:
 
 def score(root: Path, recipes: Sequence[str] = (), sidecar: Optional[Path] = None, verify: bool = False,
           target_index: Optional[int] = None, timeout: float = 60.0, runtime: Sequence[str] = (),
-          kinds: Sequence[str] = ("safe",)) -> dict:
-    """Everything ``main`` prints, as a dict (the ``--json`` document)."""
+          kinds: Sequence[str] = ("safe",), diagnose: bool = False) -> dict:
+    """Everything ``main`` prints, as a dict (the ``--json`` document).
+    ``diagnose``: run verify on every program with a cause label and count
+    the labels whose cause its diagnosis of a None gradient names."""
     if not root.exists():
         raise CorpusError(f"{root}: no such file or directory")
     files = corpus_files(root)
@@ -431,7 +558,34 @@ def score(root: Path, recipes: Sequence[str] = (), sidecar: Optional[Path] = Non
     findings, errors = run_check(files, recipes, target_index) if files else ([], [])
     scores = match(labels, findings, recipes)
     verified = verify_safe_fixes(findings, timeout, runtime, kinds) if verify else None
-    return summary(scores, verified, len(files), len(labels), len(findings), errors)
+    result = summary(scores, verified, len(files), len(labels), len(findings), errors)
+    if diagnose and "none_gradient" in result:
+        add_diagnoses(result["none_gradient"], [lb for lb in labels if lb.is_cause], timeout, runtime)
+    return result
+
+
+def add_diagnoses(causes: dict, labels: Sequence[Label], timeout: float, runtime: Sequence[str]) -> None:
+    """Per cause: ``seen``, the labels whose program verify sees a None
+    gradient in; ``named``, those it diagnoses with that cause at the
+    labelled line; ``verify_says``, one such sentence (else the first seen)."""
+    programs = sorted({split_label(lb.path)[0] for lb in labels if not split_label(lb.path)[0].endswith(".ipynb")})
+    report = _run_verify([Path(p) for p in programs], timeout, runtime) if programs else {}
+    for cause in causes["causes"].values():
+        cause.update(seen=0, named=0, verify_says=None)
+    for label in labels:
+        said = report.get(_normal(label.path), {}).get("diagnoses", [])
+        entry = causes["causes"][label.recipe]
+        entry["seen"] += bool(said)
+        if entry["verify_says"] is None and said:
+            entry["verify_says"] = said[0]["message"]
+        for item in said:
+            finding = item.get("finding") or {}
+            if item["cause"] == label.recipe and finding["line"] <= label.line <= finding["end_line"]:
+                entry["named"] += 1
+                entry["verify_says"] = item["message"] if entry["named"] == 1 else entry["verify_says"]
+                break
+    for key in ("seen", "named"):
+        causes["totals"][key] = sum(c[key] for c in causes["causes"].values())
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -446,17 +600,27 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--tf", help="verify: the runtime (verify's --tf: 2.3, current)")
     parser.add_argument("--keras", help="verify: also on this Keras (verify's --keras: 3), and judged there")
     parser.add_argument("--unsafe", action="store_true", help="verify: unsafe fixes too")
+    parser.add_argument("--diagnose", action="store_true",
+                        help="run verify on every program with a cause label: does it name the cause?")
+    parser.add_argument("--none-gradient-table", action="store_true",
+                        help="print the none-gradient causes as the Markdown table of docs/none-gradient-causes.md")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     args = parser.parse_args(argv)
     recipes = [r.strip() for r in args.recipes.split(",") if r.strip()]
     try:
         result = score(args.corpus, recipes, args.labels, args.verify, args.target_index, args.timeout,
                        [*(["--tf", args.tf] if args.tf else []), *(["--keras", args.keras] if args.keras else [])],
-                       ("safe", "unsafe") if args.unsafe else ("safe",))
+                       ("safe", "unsafe") if args.unsafe else ("safe",), args.diagnose)
     except (CorpusError, RuntimeError, OSError) as err:
         print(f"corpus_score: {err}", file=sys.stderr)
         return 2
-    print(json.dumps(result, indent=2) if args.json else render(result))
+    if args.none_gradient_table:
+        if "none_gradient" not in result:
+            print(f"corpus_score: {args.corpus}: no '# expect-cause:' labels", file=sys.stderr)
+            return 2
+        print(none_gradient_table(result["none_gradient"]))
+    else:
+        print(json.dumps(result, indent=2) if args.json else render(result))
     return 0
 
 

@@ -14,6 +14,9 @@ FIXTURES = ROOT / "fixtures"
 # A before whose after needs more than its folder's recipe (a seed program
 # with several bugs) names them all in a comment among its first lines.
 _HEADER = re.compile(r"^#\s*tf-migrate fixture:\s*recipes\s*=\s*(?P<ids>.+)$", re.M)
+# A report-only recipe's pair: the before is reported and left as it is, the
+# after is the way out its finding names, written by hand.
+_REPORT_ONLY = re.compile(r"^#\s*tf-migrate fixture:\s*report-only\s*$", re.M)
 
 
 @dataclass(frozen=True)
@@ -35,6 +38,13 @@ class Case:
         match = _HEADER.search(head)
         named = [i.strip() for i in match.group("ids").split(",")] if match else []
         return tuple(dict.fromkeys([self.recipe, *named]))
+
+    @property
+    def report_only(self) -> bool:
+        """``# tf-migrate fixture: report-only`` among the before's first
+        lines: the engine reports the before and leaves it unchanged; the
+        after is the hand-made way out, which must train."""
+        return bool(_REPORT_ONLY.search("\n".join(self.before.read_text().splitlines()[:10])))
 
 
 def all_cases() -> List[Case]:

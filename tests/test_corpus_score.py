@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -290,3 +291,113 @@ def test_every_safe_fix_in_the_team_corpus_passes_verify(corpus):
     result = cs.score(CORPUS / corpus, verify=True)
     assert result["safe_fixes"]
     assert result["failing_safe_fixes"] == []
+
+
+# --- issue 26: cause labels and the none-gradient corpora ------------------------
+
+NONE_GRADIENT = CORPUS / "none_gradient"
+SNIPPETS = CORPUS / "none_gradient_snippets"
+CAUSES = {"outside-tape", "predict-in-tape", "unwatched-source", "integer-source", "non-trainable-source",
+          "numpy-on-loss-path", "nondifferentiable-op", "assign-in-forward", "variable-in-call",
+          "unconnected-source"}
+
+
+def test_cause_labels_are_labels_of_any_kind_for_the_cause_recipe():
+    source = ("x = 1  # expect-cause: outside-tape\n"
+              "y = 2  # expect: typed-convert safe\n"
+              "s = '# expect-cause: integer-source'\n")
+    assert cs.labels_in_source(source, "p.py") == [
+        Label("p.py", 1, "outside-tape", cs.ANY_KIND), Label("p.py", 2, "typed-convert", "safe")]
+    with pytest.raises(cs.CorpusError, match=r"^p\.py:1: bad label"):
+        cs.labels_in_source("x = 1  # expect-cause: outside tape\n", "p.py")
+
+
+def test_none_gradient_summary_counts_detected_fixed_and_failing(tmp_path):
+    a = str(tmp_path / "a.py")
+    labels = [Label(a, 3, "outside-tape", cs.ANY_KIND), Label(a, 9, "outside-tape", cs.ANY_KIND),
+              Label(a, 12, "integer-source", cs.ANY_KIND), Label(a, 20, "typed-convert", "safe")]
+    fixed, broken = _finding(a, 3, "outside-tape", "unsafe"), _finding(a, 12, "integer-source", "safe")
+    findings = [fixed, broken, _finding(a, 30, "outside-tape", "report"), _finding(a, 20, "typed-convert")]
+    scores = cs.match(labels, findings)
+    assert scores["outside-tape"].kind_agree == 1  # a cause label agrees with any kind
+    verified = [cs.VerifiedFix(fixed, False, True, []), cs.VerifiedFix(broken, False, False, ["dynamic: None"])]
+    causes = cs.none_gradient_summary(scores, verified)
+    assert set(causes["causes"]) == {"outside-tape", "integer-source"}
+    tape, integer = causes["causes"]["outside-tape"], causes["causes"]["integer-source"]
+    assert (tape["labels"], tape["detected"], tape["fixed"], tape["false_alarms"]) == (2, 1, 1, 1)
+    assert tape["missed"] == [f"{a}:9"]
+    assert (integer["detected"], integer["fixed"], integer["failing_safe_fixes"]) == (1, 0, 1)
+    totals = causes["totals"]
+    assert (totals["labels"], totals["detected"], totals["fixed"]) == (3, 2, 1)
+    assert (totals["detection_rate"], totals["fix_rate"]) == (round(2 / 3, 4), round(1 / 3, 4))
+    assert cs.none_gradient_summary(scores, None)["causes"]["outside-tape"]["fixed"] is None
+    assert cs.none_gradient_summary(cs.match(labels[3:], findings[3:]), None) is None
+
+
+def test_the_table_marks_what_a_run_did_not_measure():
+    causes = {"causes": {"outside-tape": {"safety": None, "labels": 2, "detected": 0, "fixed": None,
+                                          "failing_safe_fixes": None, "false_alarms": 0, "missed": []}},
+              "totals": {"labels": 2, "detected": 0, "fixed": 0, "failing_safe_fixes": 0, "false_alarms": 0,
+                         "detection_rate": 0.0, "fix_rate": None}}
+    table = cs.none_gradient_table(causes).splitlines()
+    assert table[2] == f"| `outside-tape` | {cs.NOT_YET} | - | ? | 2 | 0 | ? | ? | ? | ? |"
+    assert table[3] == "| **total** | | | | 2 | 0 (0%) | ? | ? | ? | ? |"
+
+
+def _detection(corpus):
+    result = cs.score(corpus)
+    causes = result["none_gradient"]
+    return causes, causes["totals"]["detection_rate"]
+
+
+# issue 26 wants >= 80% of the source-visible causes detected. Measured 2026-12-02 with
+# `python scripts/corpus_score.py tests/corpus/none_gradient`: 0 of 43 on this branch alone; 43 of
+# 43 on a temporary merge with the recipe branches (otape, watch, nloss, report). The lead sets the
+# floor once the recipes are merged; then drop the mark.
+NONE_GRADIENT_DETECTION_FLOOR = 0.80
+
+
+@pytest.mark.xfail(strict=True, reason="issue-26 recipes not merged: 0 of 43 causes detected (2026-12-02)")
+def test_the_none_gradient_reports_meet_the_detection_floor():
+    causes, rate = _detection(NONE_GRADIENT)
+    assert set(causes["causes"]) == CAUSES and causes["totals"]["labels"] == 43
+    assert rate >= NONE_GRADIENT_DETECTION_FLOOR, causes["totals"]
+
+
+# the pasted snippets (no imports), measured 2026-12-02: 0 of 22 on this branch alone; 16 of 22
+# (0.73) on the temporary merge, 12 of 22 there without the snippet rules (recipes/_model/presumed.py,
+# presumed aliases in the text gates); the 6 missed read data bound nowhere (docs/none-gradient-causes.md)
+SNIPPET_DETECTION_FLOOR = 0.70
+
+
+@pytest.mark.xfail(strict=True, reason="issue-26 recipes not merged: 0 of 22 snippet causes detected (2026-12-02)")
+def test_the_pasted_snippets_meet_the_detection_floor():
+    causes, rate = _detection(SNIPPETS)
+    assert causes["totals"]["labels"] >= 15
+    assert rate >= SNIPPET_DETECTION_FLOOR, causes["totals"]
+
+
+def test_every_snippet_is_a_snippet_with_a_cause_label():
+    for path in sorted(SNIPPETS.glob("s*.py")):
+        text = path.read_text(encoding="utf-8")
+        assert not re.search(r"^\s*(import|from \S+ import) ", text, re.M), path.name
+        assert next(NONE_GRADIENT.glob(path.name[1:3].join(("r", "_*.py")))), path.name
+        assert {lb.recipe for lb in cs.labels_in_source(text, path.name)} <= CAUSES, path.name
+
+
+# issue 26: >= 60% of the causes fixed with the fix passing verify, 0 failing safe fixes. A small
+# fixed sample (one runtime): one reproduction each of predict-in-tape, outside-tape and
+# unwatched-source, every fix (safe or unsafe) applied alone and verified. Measured 2026-12-02: no
+# fix to verify on this branch alone; 3 of 3 fixed on the temporary merge with the recipe branches.
+FIX_SAMPLE = ("r15_predict_in_tape.py", "r26_minimize_precomputed_cost.py", "r35_zeros_not_watched.py")
+FIX_SAMPLE_FLOOR = 3
+
+
+@pytest.mark.tf
+@pytest.mark.xfail(strict=True, reason="issue-26 recipes not merged: no fix to verify (2026-12-02)")
+def test_the_fixes_of_a_none_gradient_sample_pass_verify(tmp_path):
+    for name in FIX_SAMPLE:
+        (tmp_path / name).write_text((NONE_GRADIENT / name).read_text(encoding="utf-8"), encoding="utf-8")
+    result = cs.score(tmp_path, verify=True, kinds=("safe", "unsafe"))
+    assert result["failing_safe_fixes"] == []
+    assert result["none_gradient"]["totals"]["fixed"] >= FIX_SAMPLE_FLOOR, result["none_gradient"]

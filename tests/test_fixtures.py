@@ -29,8 +29,16 @@ def _fix(source: str, recipes, path: str) -> str:
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
 def test_before_rewrites_to_after(case):
     source = case.before.read_text()
-    expected = case.after.read_text() if case.after else source
+    expected = case.after.read_text() if case.after and not case.report_only else source
     assert _fix(source, case.recipes, str(case.before)) == expected
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.report_only], ids=lambda c: c.id)
+def test_report_only_before_is_reported_without_a_fix(case):
+    result = transform(case.before.read_text(), str(case.before), Options(tuple(resolve([case.recipe])),
+                                                                          unsafe_fixes=True))
+    found = [d for d in result.diagnostics if d.recipe == case.recipe]
+    assert found and not any(d.fixable for d in found), result.diagnostics
 
 
 @pytest.mark.parametrize("case", [c for c in CASES if c.after], ids=lambda c: c.id)

@@ -1,6 +1,7 @@
 """The runner over every fixture: each `before` fails for the reason its
 recipe names, each `after` passes, and each `before` rewritten by the engine
-with every recipe (unsafe fixes on) passes, the TF 2.3 API check included;
+with every recipe (unsafe fixes on) passes (but a report-only one, which
+the engine leaves failing: fixture_cases.Case.report_only), the TF 2.3 API check included;
 under the current TF with tf-keras and under the real TF 2.3 (tf23_runtime:
 skipped without a Python 3.8/3.7, a failure in CI).
 
@@ -86,7 +87,7 @@ def test_after_passes(case, reports):
 
 
 @pytest.mark.tf
-@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+@pytest.mark.parametrize("case", [c for c in CASES if not c.report_only], ids=lambda c: c.id)
 def test_engine_rewritten_before_passes(case, rewritten, reports):
     target = rewritten[case.before]
     assert isinstance(target, Path), f"the engine could not rewrite it: {target}"

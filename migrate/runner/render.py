@@ -128,6 +128,7 @@ def _render_reasons(report: Report, console: Console) -> None:
     for program in report.programs:
         lines = [f"  {program.status}: {program.message}"] if program.message else []
         lines += [_reason(check) for check in program.checks if not check.passed]
+        lines += [f"  {diagnosis['message']}" for diagnosis in program.diagnoses]
         if lines:
             runtime = labels.get(program.runtime, f"Keras {program.keras}")
             console.print(Text(f"{_label(program)} [{program.role}, {runtime}]: "

@@ -40,6 +40,8 @@ class ProgramReport:
     output_tail: str = ""
     outputs: Optional[dict] = None  # the program's outputs(), for equivalence
     runtime: str = "current"  # which Runtime ran it: "2.3", "current", "keras3"
+    # each None gradient it saw, with its cause (diagnosis.py: Diagnosis.to_dict)
+    diagnoses: List[dict] = field(default_factory=list)
 
     def check(self, name: str) -> Optional[Check]:
         return next((c for c in self.checks if c.name == name), None)

@@ -18,7 +18,8 @@ from migrate.result import Diagnostic
 
 from .report import ProgramReport, Report
 
-_AT = re.compile(r"\(at (.+):(\d+)\)$")
+# where a failed check's error says the program failed: ``... (at file:line)`` (tfm_checks.describe_error)
+ERROR_AT = re.compile(r"\(at (.+):(\d+)\)$")
 
 
 def failing_lines(program: ProgramReport, path: str) -> Dict[int, Set[str]]:
@@ -29,7 +30,7 @@ def failing_lines(program: ProgramReport, path: str) -> Dict[int, Set[str]]:
     for check in program.checks:
         if check.passed:
             continue
-        match = _AT.search(check.error or "")
+        match = ERROR_AT.search(check.error or "")
         if match and os.path.realpath(match.group(1)) == target:
             lines.setdefault(int(match.group(2)), set()).add(check.name)
         for call in check.details.get("none_calls", []):

@@ -19,6 +19,7 @@ from migrate.discovery import discover
 from migrate.registry import all_recipes
 
 from . import api_check
+from .diagnosis import diagnose_program
 from .judge import equivalence, judge
 from .pool import WorkerFailed, run_jobs
 from .programs import Program, classify
@@ -118,6 +119,8 @@ def _run(programs: List[Program], options: VerifyOptions, report: Report,
         for program, program_report in zip(programs, reports):
             if program.path in api_results:
                 program_report.checks.append(api_results[program.path])
+            program_report.diagnoses = [d.to_dict() for d in diagnose_program(
+                program_report, str(program.path), str(program.copy_of or program.path))]
         _add_equivalence(equivalent, reports)
         for program_report in reports:
             program_report.verdict, program_report.ok = judge(program_report)

@@ -10,6 +10,7 @@ and memoized):
 - imports: ``m.qualified(expr)``, ``m.callee(call)`` -> canonical names
   (``"tensorflow.shape"``, ``"keras.layers.Dense"``, ``"numpy.zeros"``);
   ``m.imports`` (aliases, presumed conventional aliases of a pasted snippet);
+  ``m.presumed(name)``: a snippet's unbound ``tape`` / ``model`` by its uses;
 - kinds: ``m.kind_of(expr)``, ``m.iter_kind(expr)``, ``m.receiver_kind(power, end)`` -> ``Value`` (``Kind``,
   element, items, output ``width`` of models and layers built here, origin);
 - data flow: ``m.reaching(name_or_attr, at)``, ``m.last_assignment(...)``,
@@ -21,6 +22,8 @@ and memoized):
   tape, tape_callee, tf_function), ``m.tapes``, ``m.tape_of(node)``,
   ``m.tape_named(name, at)``, ``m.after_tape(node)``; a Tape gives its
   ``watch_arguments()`` and ``later_statements(names)``;
+- differentiated targets (differentiation.py): ``m.differentiation.walk(target)``
+  -> ``Slice`` (live, cut ops, assigns read on the way, reads);
 - gradient data flow (gradients.py): ``m.gradient_flow`` -> ``of(expr)``
   (``Flow``: origins, the origins a gradient is taken with respect to),
   ``of_bindings(bindings)``, ``difference_input(expr)`` (``x`` of ``x - baseline``);
@@ -43,10 +46,12 @@ from migrate.slicing import unseen
 from . import flow
 from ._tree import split_arguments, syms, token
 from .contexts import Context, Contexts, Tape
+from .differentiation import Differentiation
 from .flow import MANY, NOT_VARIABLES, Binding, DynamicRead, Scope, attribute_path, statement_of
 from .gradients import Flow, GradientFlow
 from .imports import build_imports, canonical
 from .kinds import Kinds
+from .presumed import presumed_values
 from .values import UNKNOWN, Kind, Value
 
 __all__ = ["MANY", "Binding", "Context", "DynamicRead", "Flow", "Kind", "Model", "Tape", "Value", "forget",
@@ -137,6 +142,8 @@ class Model:
         self.index = _without_gc_pauses(flow.build, root)
         bound = {name for scope in self.index.scopes.values() for name in scope.by_name}
         self.imports = build_imports(self.index.imports, self.index.read_names - bound)
+        self._unbound = self.index.read_names - bound - self.imports.presumed
+        self._presumed: Optional[Dict[str, Value]] = None
         self._kinds = Kinds(self)
         self._likely: Optional[Kinds] = None
         self._call_sites: Dict[int, Optional[List]] = {}
@@ -145,6 +152,7 @@ class Model:
         self._attributes: Dict[int, Dict[str, List[Binding]]] = {}
         self._reader_summary: Optional[_Readers] = None
         self._gradient_flow: Optional[GradientFlow] = None
+        self._differentiation: Optional[Differentiation] = None
         self._answering = False
 
     # ------------------------------------------------------------ names and imports
@@ -525,9 +533,26 @@ class Model:
             self._gradient_flow = GradientFlow(self)
         return self._gradient_flow
 
+    @property
+    def differentiation(self) -> "Differentiation":
+        """What differentiated targets are made of, and where they are cut (differentiation.py)."""
+        if self._differentiation is None:
+            self._differentiation = Differentiation(self)
+        return self._differentiation
+
     @_guarded(None)
     def tape_of(self, node) -> Optional[Tape]:
         return self.contexts.tape_of(node)
+
+    @_guarded(None)
+    def presumed(self, name: str) -> Optional[Value]:
+        """What a name bound nowhere in a pasted snippet is, by its uses
+        (``presumed.py``: a tape, a Keras model); None when nothing says."""
+        if self._presumed is None:
+            if self._name_leaves is None:
+                self._name_leaves = _name_leaves(self.root)
+            self._presumed = presumed_values(self._unbound, self._name_leaves, self.root)
+        return self._presumed.get(name)
 
     @_guarded(None)
     def tape_named(self, name: str, at) -> Optional[Tape]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Set, Tuple
 
 from ._tree import (bound_names, call_args, call_parts, index_of, literal_elements, split_arguments, statements, syms,
                     token)
@@ -90,6 +90,7 @@ class Contexts:
             order = sorted(range(len(ends)), key=ends.__getitem__)
             ends[:], tapes[:] = [ends[i] for i in order], [tapes[i] for i in order]
         self.functions: Dict[int, str] = {}
+        self.compiled_losses: Set[int] = set()  # funcdefs handed to compile as losses (metrics are not differentiated)
         self._roots()
         self._callees()
 
@@ -155,11 +156,14 @@ class Contexts:
             return
         positional, keywords = split_arguments(call.children[2])
         given = positional[1:3] + [keywords[k] for k in _COMPILED if k in keywords]
+        losses = {id(e) for e in positional[1:2] + [keywords[k] for k in ("loss",) if k in keywords]}
         for expr in given:
             elements = literal_elements(expr)
             for element in elements if elements is not None else [expr]:
                 for function in model.functions_called(element):
                     self.functions.setdefault(id(function), "compiled")
+                    if id(expr) in losses:
+                        self.compiled_losses.add(id(function))
 
     def _callees(self) -> None:
         """Everything called by name from a context (or from a function

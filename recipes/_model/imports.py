@@ -131,8 +131,10 @@ class Imports:
         return {canonical(f"{target}.{rest}" if rest else target) for target in targets}
 
     def module_aliases(self, module: str) -> Set[str]:
-        """Local names bound by ``import module [as x]``, ``module`` as spelled."""
-        return {r.local for r in self.records if r.name is None and r.module == module}
+        """Local names bound by ``import module [as x]``, ``module`` as spelled,
+        and the presumed conventional aliases of ``module`` (a pasted snippet)."""
+        return {r.local for r in self.records if r.name is None and r.module == module} | \
+            {n for n in self.presumed if CONVENTIONAL[n] == module}
 
     def imported_names(self, module: str) -> Dict[str, str]:
         """local name -> original name for ``from module import a [as b]``, as spelled."""

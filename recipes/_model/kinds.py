@@ -256,7 +256,7 @@ class Kinds:
                 return of(Kind.OTHER, what="module")
             if hasattr(builtins, leaf.value):
                 return of(Kind.OTHER, what="builtin:" + leaf.value)
-            return UNKNOWN
+            return self.model.presumed(leaf.value) or UNKNOWN
         found = join(self._binding(b) for b in bindings if b.how != "mutation")
         return self._after_mutations(found, [b for b in bindings if b.how == "mutation"])
 

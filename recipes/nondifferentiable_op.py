@@ -1,0 +1,163 @@
+"""nondifferentiable-op: a value is differentiated, but every path from the
+variables to it runs through an op that has no gradient.
+
+What it reports: ``tf.argmax``/``argmin``/``argsort``, ``tf.round``/
+``floor``/``ceil``/``sign``, ``K.round``, the ``tf.math.*`` spellings,
+comparisons (``tf.equal``; ``a > b`` is reported at the ``tf.cast`` that makes
+a number of it) and casts to an integer or bool dtype
+(``tf.cast(x, tf.int32)``), when their input is differentiable (a model or
+layer output, a variable, a watched tensor, ``y_pred``) and their output
+reaches a differentiated target that nothing differentiable reaches
+otherwise: the first argument of ``tape.gradient``, a loss handed to
+``compile``, the function of a ``Lambda`` layer applied to a layer's output,
+a Keras ``call``, ``minimize``'s loss (the semantic model's
+``differentiation`` walk, ``recipes/_model/differentiation.py``).
+
+Why this is a bug: these ops are piecewise constant (or integer-valued):
+TensorFlow registers no gradient for them, so the tape returns None for
+every variable behind them and Keras raises "No gradients provided for any
+variable" (a ``Lambda(argmax)`` inside a model leaves every layer before it
+without gradients).
+
+Way out (the message names the one that fits the op):
+- rounding: a straight-through estimator ``x + tf.stop_gradient(tf.round(x) - x)``
+  (the forward value is rounded, the gradient is the identity's);
+- argmax / argsort: a soft surrogate (``tf.nn.softmax`` probabilities, a
+  soft ranking) instead of the hard index;
+- comparisons and integer casts: a soft threshold (``tf.sigmoid(k * (a - b))``),
+  or keep the value float;
+- any of them: ``tf.custom_gradient`` to define the gradient you want.
+
+Left alone: such ops whose output does not reach the target (accuracy
+computed beside the loss, a metric handed to ``compile``: Keras never
+differentiates metrics), ops on data only (``tf.argmax(y_true)``), indices
+used to pick from a differentiable tensor (``tf.gather(x, tf.argmax(...))``,
+``x[tf.argmax(...)]``, a ``tf.where`` condition, a mask multiplied with a
+differentiable value), straight-through forms (another path is live), and
+targets the walk cannot follow to the end (an unknown function on the way).
+
+Fix (UNSAFE, rounding only): ``tf.round(x)`` becomes the straight-through
+``(x + tf.stop_gradient(tf.round(x) - x))`` when ``x`` reads no call (it is
+evaluated twice); the forward value is unchanged, the gradient becomes the
+identity's. Every other op is report only.
+
+CAVEATS:
+- the straight-through fix changes what the model learns (a biased gradient
+  estimate where there was none): unsafe. Whether a surrogate keeps the
+  model's meaning is the author's call.
+- in a Keras ``call`` only the layer's own weights and sublayers count as
+  differentiable, not its inputs (they may be token ids: ``tf.not_equal(ids,
+  0)`` is a padding mask); a weightless layer that ends in an argmax of its
+  input is not reported.
+- a Keras ``call`` or a ``Lambda`` layer is reported only in a module that
+  trains something (a tape's gradient, ``compile``, ``fit``): a layer that
+  ends in an argmax for inference is fine as long as nobody trains through it.
+- a target with one live path and another cut (a loss term that only some
+  variables reach through a rounding) is not reported: only a target that
+  nothing differentiable reaches is provably without gradients.
+"""
+
+from __future__ import annotations
+
+from migrate.recipe import Recipe, propose
+from recipes._fissix import parse_expression, per_tree, shown, split_arguments, syms
+from recipes._model import model_of
+from recipes._model.differentiation import ROUNDING, library_op
+
+_OPS = "'argmax'|'argmin'|'argsort'|'round'|'rint'|'floor'|'ceil'|'sign'|'cast'|'equal'|'not_equal'|" \
+       "'greater'|'greater_equal'|'less'|'less_equal'|'logical_and'|'logical_or'|'logical_not'|'in_top_k'"
+CALL = f"power< any* trailer< '.' ({_OPS}) > trailer< '(' any* ')' > any* > | power< ({_OPS}) trailer< '(' any* ')' > any* >"
+_WAY_OUT = {
+    "rounding": "a straight-through estimator `x + tf.stop_gradient(tf.round(x) - x)` keeps the rounded value "
+                "and the identity's gradient",
+    "index": "use a soft surrogate (`tf.nn.softmax` probabilities, a soft ranking) instead of the hard index",
+    "threshold": "use a soft threshold (`tf.sigmoid(k * (a - b))`) or keep the value float",
+}
+_HOW = {"tape": "the tape's target", "loss": "the compiled loss", "lambda": "this Lambda layer's output",
+        "call": "this layer's output", "minimize": "the minimized loss"}
+
+
+def _cut_ops(root) -> dict:
+    """id of each cut op -> the target it cuts off, over every fully cut target."""
+    differentiation = model_of(root).differentiation
+    found = {}
+    for target in differentiation.targets():
+        if target.how in ("lambda", "call") and not differentiation.trains():
+            continue
+        # a layer's inputs may be token ids or a mask: only its weights and sublayers count as differentiable
+        walked = differentiation.walk(target.node, params_live=target.how not in ("tape", "call"))
+        if walked.live or walked.opaque:
+            continue
+        for cut in walked.cuts:
+            found.setdefault(id(_reported_at(differentiation.model, cut)), target)
+    return found
+
+
+def _reported_at(model, cut):
+    """Where a cut is reported: the call itself, or for a comparison the
+    ``tf.cast(a > b, ...)`` that turns it into a number (a comparison alone
+    gives a bool, which no loss can use; selecting the cast keeps the query
+    bottom-matchable: an operator is no name to climb from)."""
+    if cut.type != syms.comparison:
+        return cut
+    node = cut.parent
+    if node is not None and node.type == syms.arglist:
+        node = node.parent
+    if node is not None and node.type == syms.trailer:
+        node = node.parent
+    return node if node is not None and library_op(model, node) == "cast" else cut
+
+
+def _cuts_a_target(node, capture, filename) -> bool:
+    return id(node) in per_tree(node, "nondifferentiable-op", _cut_ops)
+
+
+def _report(node, capture, filename) -> None:
+    target = per_tree(node, "nondifferentiable-op", _cut_ops)[id(node)]
+    op = library_op(model_of(node), node)
+    way = "rounding" if op in ROUNDING else "index" if op in ("argmax", "argmin", "argsort", "in_top_k") \
+        else "threshold"
+    message = f"`{shown(node)}` has no gradient, and {_HOW[target.how]} depends on the trainable values " \
+              f"only through ops like it: every gradient is None. Way out: {_WAY_OUT[way]}, or define one " \
+              "with `tf.custom_gradient`"
+    operand, alias = _straight_through_parts(node) if way == "rounding" else (None, None)
+    if operand is None:
+        propose(node, message, fixable=False)
+        return
+    if propose(node, message + " (fix: the straight-through form, which changes what the model learns)",
+               safety="unsafe"):
+        x, rounded = str(operand).strip(), str(node).strip()
+        text = f"({x} + {alias}.stop_gradient({rounded} - {x}))"
+        new = parse_expression(text)
+        new.prefix = node.prefix
+        node.replace(new)
+
+
+def _straight_through_parts(node):
+    """(operand, tensorflow alias) for ``tf.round(x)`` whose one argument
+    reads no call (it is evaluated twice in the straight-through form);
+    (None, None) otherwise."""
+    model = model_of(node)
+    if len(node.children) < 2 or node.children[-1].type != syms.trailer:
+        return None, None
+    positional, keywords = split_arguments(node.children[-1])
+    aliases = sorted(model.imports.module_aliases("tensorflow")) or sorted(model.imports.aliases("tensorflow"))
+    if len(positional) != 1 or keywords or not aliases or model.callee(node) is None:
+        return None, None
+    operand = positional[0]
+    if any(n.type == syms.trailer and n.children[0].value == "(" for n in operand.pre_order()) \
+            or operand.type == syms.argument:
+        return None, None
+    return operand, aliases[0]
+
+
+RECIPE = Recipe(
+    id="nondifferentiable-op",
+    summary="argmax/round/integer cast/comparison cuts every path to a differentiated loss (report; "
+            "straight-through for rounding)",
+    safety="unsafe",
+    query=lambda q: q.select(CALL).filter(_cuts_a_target).modify(_report),
+    tokens=("argmax", "argmin", "argsort", "round", "rint", "floor", "ceil", "sign", "cast", "equal", "greater",
+            "less", "logical_", "in_top_k"),
+    before_fails="none-gradient",
+)

@@ -1,0 +1,176 @@
+"""unconnected-source: ``tape.gradient(target, sources)`` where a source
+provably takes no part in computing the target; a weight nothing reads.
+
+What it reports:
+- a source name whose value the target does not read: the semantic model's
+  differentiation walk (``recipes/_model/differentiation.py``) follows the
+  target back to everything it reads, and the source's binding is not among
+  them. A tensor source (an input, an activation) can only reach the target
+  through data flow, so models and layers on the way do not matter; a
+  variable source could be read inside a model, so it is reported only when
+  the target calls no model, layer or unknown function. A walk that cannot
+  be followed to the end gives no finding.
+- ``self.w = self.add_weight(...)`` in a Keras layer that defines ``call``,
+  when nothing in the module reads ``w`` (no ``.w`` anywhere else, no
+  ``getattr``), in a module that trains: the weight's gradient is always
+  None (Keras warns "Gradients do not exist for variables").
+
+Why this is a bug: TensorFlow returns None for a source the target does not
+depend on. Where the source comes from a second call of a model
+(Grad-CAM's ``conv_out, _ = grad_model(img)`` beside ``preds = model(img)``),
+that is the real bug: a tensor from one call never reaches another call's
+output; build one model that outputs both and take both from one call.
+
+Way out: use the source in the computation (or drop it from the sources);
+when zeros are the wanted answer (attribution of an input that does not
+matter), ``tape.gradient(..., unconnected_gradients=tf.UnconnectedGradients.ZERO)``.
+That keyword is offered as an UNSAFE fix for tensor sources (inputs,
+activations: attribution code); never for the second-call case (zeros
+would hide the bug) nor for variables (a weight that gets zeros never
+trains: a report).
+
+CAVEATS:
+- the fix changes None into zeros: code that tests ``g is None`` behaves
+  differently; the fix is unsafe for that reason.
+- a weight read only by code outside the module (a subclass, a callback)
+  looks unused here; the report names it so the author can check.
+"""
+
+from __future__ import annotations
+
+from migrate.recipe import Recipe, propose
+from recipes._fissix import enclosing, literal_elements, parse_expression, per_tree, shown, split_arguments, syms, \
+    token, unparen
+from recipes._model import Kind, model_of
+
+GRADIENT = "power< NAME trailer< '.' ('gradient'|'jacobian') > trailer< '(' any* ')' > >"
+WEIGHT = "expr_stmt< power< 'self' trailer< '.' NAME > > '=' power< 'self' trailer< '.' 'add_weight' > " \
+         "trailer< '(' any* ')' > > >"
+_ZERO = "unconnected_gradients={}.UnconnectedGradients.ZERO"
+
+
+def _unconnected(node):
+    """(unconnected source names, the model call a source came from when a
+    second call made it) for a gradient call; ([], None) when connected or unknown."""
+    model = model_of(node)
+    tape = model.tape_named(node.children[0].value, node)
+    positional, keywords = split_arguments(node.children[2])
+    target = positional[0] if positional else keywords.get("target")
+    sources = positional[1] if len(positional) > 1 else keywords.get("sources")
+    if tape is None or target is None or sources is None or "unconnected_gradients" in keywords:
+        return [], None
+    walked = model.differentiation.walk(target, params_live=False)
+    if walked.opaque or not walked.live:  # a target nothing differentiable reaches is another cause
+        return [], None
+    watched = model.differentiation.watched()
+    elements = literal_elements(unparen(sources))
+    found, second = [], None
+    for source in elements if elements is not None else [sources]:
+        source = unparen(source)
+        if source.type != token.NAME:
+            continue
+        bindings = model.reaching(source.value, source)
+        if not bindings or any(b.how not in ("assign", "annassign", "param") for b in bindings) \
+                or any(id(b) in walked.reads or id(b.source) in walked.values for b in bindings):
+            continue
+        kind = model.likely_kind_of(source).kind  # a parameter: typed from what every call passes
+        recorded = (id(model.scope_of(source)), source.value) in watched \
+            or all(model.tape_of(b.node) is tape for b in bindings)
+        if kind == Kind.VARIABLE and not walked.calls or kind == Kind.TENSOR and recorded:
+            found.append(source.value)
+            second = second or _second_call(model, bindings, walked.calls)
+    return found, second
+
+
+def _second_call(model, bindings, calls):
+    """The model call a source came from, when the target came from another
+    call (of any model) on the same input."""
+    for b in bindings:
+        made = b.value if b.value is not None and not b.path else b.source
+        made = unparen(made) if made is not None else None
+        if made is None or made.type != syms.power or model.kind_of(made.children[0]).kind != Kind.MODEL:
+            continue
+        fed = str(made.children[-1]).strip()
+        if any(c is not made and model.kind_of(c.children[0]).kind == Kind.MODEL
+               and str(c.children[-1]).strip() == fed for c in calls):
+            return made
+    return None
+
+
+def _gradient_of_unconnected(node, capture, filename) -> bool:
+    return bool(_unconnected(node)[0])
+
+
+def _report_gradient(node, capture, filename) -> None:
+    model = model_of(node)
+    names, second = _unconnected(node)
+    listed = ", ".join(f"`{n}`" for n in names)
+    head = f"{listed} takes no part in computing the target: its gradient is None"
+    if second is not None:
+        propose(node, f"{head}. It comes from a separate call `{shown(second)}`: a tensor from one call never "
+                      "reaches another call's output. Build one model that outputs both and take both from "
+                      "one call", fixable=False)
+        return
+    if any(model.kind_of(leaf).kind == Kind.VARIABLE for leaf in _source_leaves(node, names)):
+        propose(node, f"{head}. Use it in the computation or drop it from the sources; if zeros are wanted, "
+                      f"pass `{_ZERO.format('tf')}`", fixable=False)
+        return
+    alias = sorted(model.imports.module_aliases("tensorflow")) or ["tf"]
+    if propose(node, f"{head}. If zeros are the wanted answer (an input that does not matter), pass "
+                     f"`{_ZERO.format(alias[0])}`", safety="unsafe"):
+        trailer = node.children[2]
+        inner = "".join(str(c) for c in trailer.children[1:-1]).rstrip()
+        new = parse_expression(f"f({inner}, {_ZERO.format(alias[0])})").children[-1]
+        new.prefix = trailer.prefix
+        trailer.replace(new)
+
+
+def _source_leaves(node, names):
+    return [leaf for leaf in node.children[2].leaves() if leaf.type == token.NAME and leaf.value in names]
+
+
+def _unused_weight(node, capture, filename) -> bool:
+    model = model_of(node)
+    attribute = node.children[0].children[1].children[1]
+    function = enclosing(node, syms.funcdef)
+    cls = model.method_class(function) if function is not None else None
+    if cls is None or function.children[1].value not in ("build", "__init__") \
+            or model.keras_role(cls) is None or "call" not in model.methods(cls):
+        return False
+    _, keywords = split_arguments(node.children[2].children[-1])
+    if "trainable" in keywords or not model.differentiation.trains():
+        return False
+    if model.may_be_read_dynamically(f"self.{attribute.value}", node) or _subclassed(model, cls):
+        return False
+    return not any(leaf is not attribute and leaf.value == attribute.value for leaf in _attribute_leaves(node))
+
+
+def _attribute_leaves(node):
+    """Every ``.name`` leaf of the module, once per tree."""
+    def build(root):
+        return [leaf for leaf in root.leaves() if leaf.type == token.NAME and leaf.prev_sibling is not None
+                and leaf.prev_sibling.type == token.DOT]
+    return per_tree(node, "unconnected-source attributes", build)
+
+
+def _subclassed(model, cls) -> bool:
+    return any(base is cls for scope in model.index.scopes.values() if scope.node.type == syms.classdef
+               for base in model.bases(scope.node))
+
+
+def _report_weight(node, capture, filename) -> None:
+    name = node.children[0].children[1].children[1].value
+    propose(node, f"`self.{name}` is a trainable weight that nothing in this module reads: `call` never uses it, "
+                  "so its gradient is always None (Keras warns \"Gradients do not exist\"). Use it in `call`, "
+                  "remove it, or create it with `trainable=False`", fixable=False)
+
+
+RECIPE = Recipe(
+    id="unconnected-source",
+    summary="tape.gradient w.r.t. a source the target never reads; a weight call never uses (report / unsafe ZERO)",
+    safety="unsafe",
+    query=lambda q: q.select(GRADIENT).filter(_gradient_of_unconnected).modify(_report_gradient)
+                     .select(WEIGHT).filter(_unused_weight).modify(_report_weight),
+    tokens=(".gradient(", ".jacobian(", "add_weight("),
+    before_fails="none-gradient",
+)
