@@ -178,4 +178,6 @@ def shown_part(stmt):
 
 
 def code(stmt) -> str:
-    return s.shown(shown_part(stmt))
+    """A statement on one line, without the comments above it."""
+    part = shown_part(stmt)
+    return " ".join(str(part)[len(part.prefix):].split())
