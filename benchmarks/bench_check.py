@@ -94,6 +94,7 @@ import tensorflow as tf
 def _tf_migrate_benchmark(x, n):
     buf = np.zeros(n)
     buf[0] = n
+    print(float(n))
     layer = tf.keras.layers.Dense(1); n += 1
     d = tf.cast(tf.convert_to_tensor(*[x]), tf.float32)
     arr = tf.TensorArray(tf.float32, size=n)

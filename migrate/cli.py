@@ -216,8 +216,7 @@ class Run:
 
     @property
     def anchor(self) -> Path:
-        """Where the config of stdin, and of a run's single set of options
-        (`fix -i`), is looked up."""
+        """Where the config of stdin, and the run's first usage error, is looked up."""
         anchor = self.stdin_name or (self.paths[0] if not self.reads_stdin else Path.cwd())
         return anchor if anchor.exists() else anchor.parent if anchor.parent.exists() else Path.cwd()
 
@@ -408,8 +407,11 @@ def _fix(shared: Shared, interactive: bool, format: str, verify: bool) -> int:
             raise _fail("--interactive reads answers from stdin, so it cannot read source from '-'")
         from .interactive import command
 
-        conf, options = run.settings(run.anchor)
-        return command(run.paths, conf.exclude, options, out, err)
+        try:
+            return command(run.paths, lambda root: run.settings(root)[0].exclude,
+                           lambda path: run.settings(path, file=True)[1], out, err)
+        except config.ConfigError as error:
+            raise _fail(str(error))
     if run.reads_stdin:
         outcome = _stdin_outcome(run)
         text = outcome.result.output if outcome.result else None

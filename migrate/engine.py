@@ -23,7 +23,7 @@ from fissix import pytree
 from fissix.pgen2.parse import ParseError
 from fissix.pgen2.tokenize import TokenError
 
-from . import fastparse, incremental, prefilter, slicing, traversal
+from . import fastparse, incremental, prefilter, slicing, speedups, traversal
 from .edits import Owned, apply_edits, old_line, old_lines, pass_edits, split_lines
 from .recipe import PassContext, Recipe, SourceFacts
 from .reparse import reparse
@@ -47,7 +47,9 @@ def parse(source: str) -> pytree.Node:
     paused = gc.isenabled()
     gc.disable()
     try:
-        return fastparse.parse_string(source, traversal.GRAMMAR)
+        if speedups.on("fastparse"):
+            return fastparse.parse_string(source, traversal.GRAMMAR)
+        return fastparse.fissix_parse(source, traversal.GRAMMAR)
     except (ParseError, TokenError, IndentationError, SyntaxError) as err:
         raise _Unparsable(_parse_reason(source, err)) from None
     finally:
@@ -124,7 +126,7 @@ def _places(recipe: Recipe, source: str, prechecks: _Prechecks) -> Union[bool, S
     statements)."""
     if not prefilter.matcher(recipe.tokens)(source):
         return False
-    if recipe.precheck is None:
+    if recipe.precheck is None or not speedups.on("prechecks"):
         return True
     try:
         answer = recipe.precheck(prechecks.facts_of(source))
@@ -196,7 +198,8 @@ def _prefiltered(text: str, path: str, options: Options,
             candidates.append(recipe)
             places = None if places is None or answer is True else places + list(answer)
     # the slice holds no ``ast``: the tree, as heavy as the fissix one, is freed on return
-    part = slicing.cut(text, prechecks.facts.tree, places) if candidates and places and sliced else None
+    part = slicing.cut(text, prechecks.facts.tree, places) \
+        if candidates and places and sliced and speedups.on("slicing") else None
     return None, candidates, part
 
 
@@ -292,6 +295,8 @@ class _Revisit:
     def after(cls, spans, text: str, tree: pytree.Node, everywhere: FrozenSet[str],
               recipes: Sequence[Recipe]) -> Optional["_Revisit"]:
         """``recipes``: every enabled one (a later pass may run any)."""
+        if not speedups.on("incremental"):
+            return None
         incremental.read_spans(spans, text)
         fixers = incremental.fixers_of(recipes)
         statements = incremental.to_revisit(spans, tree, fixers)
@@ -412,7 +417,7 @@ class _Fixpoint:
             # the untouched statements' nodes move to the output's tree; when that
             # fails, a fissix tree being a web of parent links, the cyclic collector
             # frees this one before the output is parsed, so two never pile up
-            new_tree = reparse(tree, state.spans, parse)
+            new_tree = reparse(tree, state.spans, parse) if speedups.on("reparse") else None
             spans, state.root, state.spans = state.spans, None, []
             del tree
             if new_tree is not None and _compiles(new_text, self.path):
@@ -562,11 +567,34 @@ def _assign_orphans(edits: List[Owned], diagnostics: List[Diagnostic]) -> None:
     it in the same pass (of any recipe when several changed that place)."""
     applied = [d for d in diagnostics if d.applied and d.fix is not None]
     claimed = {e for d in applied for e in d.fix}
+    nearby = {None: _Nearest(applied)}
+    for recipe in {d.recipe for d in applied}:
+        nearby[recipe] = _Nearest([d for d in applied if d.recipe == recipe])
     for edit, owner in edits:
         if edit in claimed:
             continue
-        mine = [d for d in applied if d.recipe == owner] or applied
-        if mine:
-            nearest = min(mine, key=lambda d: abs(d.line - edit.line))
+        nearest = nearby.get(owner, nearby[None]).to(edit.line)
+        if nearest is not None:
             nearest.fix.append(edit)
             nearest.fix.sort(key=lambda e: (e.line, e.column))
+
+
+class _Nearest:
+    """The first of ``diagnostics`` (in their order) whose line is nearest a
+    given line, by bisection: a scan per orphan edit made a pass of many
+    fixes quadratic."""
+
+    def __init__(self, diagnostics: List[Diagnostic]):
+        self.first: Dict[int, Tuple[int, Diagnostic]] = {}  # line -> (order, its first diagnostic)
+        for order, diagnostic in enumerate(diagnostics):
+            self.first.setdefault(diagnostic.line, (order, diagnostic))
+        self.lines = sorted(self.first)
+
+    def to(self, line: int) -> Optional[Diagnostic]:
+        at = bisect.bisect_left(self.lines, line)
+        around = self.lines[max(at - 1, 0):at + 1]
+        if not around:
+            return None
+        distance = min(abs(other - line) for other in around)
+        return min(self.first[other] for other in (line - distance, line + distance)
+                   if other in self.first)[1]

@@ -90,7 +90,7 @@ def parse_string(text: str, grammar: pgen_grammar.Grammar) -> pytree.Node:
     try:
         return _parse(tokenize.generate_tokens(io.StringIO(text).readline), tables)
     except Exception:  # fissix raises its own error, the one its callers expect
-        return pgen_driver.Driver(grammar, convert=pytree.convert).parse_string(text)
+        return fissix_parse(text, grammar)
 
 
 def _parse(tokens, tables: _Tables) -> pytree.Node:
@@ -177,6 +177,11 @@ def _parse(tokens, tables: _Tables) -> pytree.Node:
             lineno += 1
             column = 0
     raise _Failed  # incomplete input
+
+
+def fissix_parse(text: str, grammar: pgen_grammar.Grammar) -> pytree.Node:
+    """fissix's own parse of ``text``."""
+    return pgen_driver.Driver(grammar, convert=pytree.convert).parse_string(text)
 
 
 def _node(rule: int, children: list) -> pytree.Node:

@@ -303,11 +303,13 @@ class Session:
     quit: bool = False
 
 
-def review(paths: Sequence[Path], options: Options, reviewer: Reviewer) -> Session:
-    """Review every changed file among ``paths`` in order; after a q, the
-    files left are not looked at."""
+def review(paths: Sequence[Path], options_of: Callable[[Path], Options], reviewer: Reviewer) -> Session:
+    """Review every changed file among ``paths`` in order, each with the
+    options of its config (``options_of``); after a q, the files left are
+    not looked at."""
     session, tally = Session(), reviewer.tally
     for index, path in enumerate(paths):
+        options = options_of(path)
         outcome = batch.process(path, options)
         session.outcomes.append(outcome)
         if outcome.result is None or not outcome.result.changed:
@@ -329,8 +331,9 @@ def review(paths: Sequence[Path], options: Options, reviewer: Reviewer) -> Sessi
         else:
             _unwritten(doc, tally, f"{outcome.problem}: its answers are dropped")
     for outcome in session.outcomes:
+        unsafe_fixes = options_of(outcome.path).unsafe_fixes
         for diag in outcome.result.pending if outcome.result else []:
-            unsafe = diag.fixable and not (diag.safety == "safe" or options.unsafe_fixes)
+            unsafe = diag.fixable and not (diag.safety == "safe" or unsafe_fixes)
             tally.left_unsafe += unsafe
             tally.report_only += not diag.fixable
     return session
@@ -403,19 +406,24 @@ def _answers(stdin: TextIO) -> Optional[TextIO]:
     return _Peeked(first, stdin) if first else None
 
 
-def command(paths: List[Path], exclude: List[str], options: Options, console: Console,
+def command(paths: List[Path], exclude_of: Callable[[Path], List[str]],
+            options_of: Callable[[Path], Options], console: Console,
             errors: Console, answers: Optional[TextIO] = None) -> int:
     """`fix --interactive`: the exit code (0 all applied, 1 changes declined or
-    findings left, 2 a file not processed or no answers on a non-terminal stdin)."""
+    findings left, 2 a file not processed or no answers on a non-terminal stdin).
+    Each folder is walked with the excludes, and each file run with the
+    options, of the config that applies there, as `check` does."""
     source = _answers(answers or sys.stdin)
     if source is None:
         errors.print("tf-migrate: --interactive needs answers: stdin is not a terminal and is "
                      "empty (run it in a terminal, or pipe answers, one of y,n,a,d,r,q per line)",
                      markup=False, highlight=False)
         return 2
-    found = discover(paths, exclude)
+    found = discover(paths, exclude_of=exclude_of)
+    for warning in sorted(found.warnings):
+        errors.print(f"warning: {warning}", markup=False, highlight=False)
     reviewer = Reviewer(console, source)
-    session = review(found.files, options, reviewer)
+    session = review(found.files, options_of, reviewer)
     summary = batch.Summary()
     for problem in found.problems:
         summary.add(batch.Outcome(Path(problem.split(":", 1)[0]), problem=problem))

@@ -19,13 +19,12 @@ from __future__ import annotations
 
 import contextvars
 import importlib
-from collections import defaultdict
 from dataclasses import dataclass, field
 from itertools import compress
 from operator import attrgetter
 from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
-from fissix import btm_matcher, pygram, pytree
+from fissix import pygram, pytree
 from fissix.pgen2 import token
 
 from . import slicing
@@ -38,7 +37,6 @@ if TYPE_CHECKING:
 
 GRAMMAR = pygram.python_grammar_no_print_and_exec_statement
 _FILE_INPUT = pygram.python_symbols.file_input
-_SIMPLE_STMT = pygram.python_symbols.simple_stmt
 
 
 @dataclass
@@ -56,6 +54,7 @@ class Pass:
     within: Optional[Set[int]] = None  # ids of the top-level statements the restricted recipes visit
     everywhere: FrozenSet[str] = frozenset()  # recipes visiting every statement even so
     regrouped: bool = False  # a modifier added or removed a statement of a module part
+    regrouper: Optional[str] = None  # the recipe whose modifiers added or removed a module statement, unclaimed
     known: Optional[Set[int]] = None  # ids of the spans' statements, once a modifier added or removed one
 
     def skips(self, recipe: str, top) -> bool:
@@ -100,6 +99,7 @@ def run(recipes: Sequence[Recipe], tree: pytree.Node, path: str, contexts: Dict[
             tool(recipes).refactor_tree(walked, path)
     finally:
         _active.reset(token)
+        _claim_regrouped(state)
         if part is not None:
             state.regrouped = not part.restore()
         if state.modified:
@@ -161,7 +161,6 @@ def tool(recipes: Sequence[Recipe]) -> "BowlerTool":
             found.bmi_pre_order_heads = {}
         if not found.bmi_post_order:
             found.bmi_post_order_heads = {}
-        found.BM.__class__ = _BottomMatcher
         for fixer in found.pre_order + found.post_order:
             fixer.pattern = _unwrapped(fixer.pattern)
         _tools[key] = found
@@ -233,39 +232,6 @@ class _Statements:
                 stack.extend(reversed(node.children))
 
 
-class _BottomMatcher(btm_matcher.BottomMatcher):
-    """fissix's bottom matcher, with the same walk and the same matches, but
-    looking for a ``;`` only among a simple statement's children (the only
-    place the grammar allows one): fissix looks among the children of every
-    node a leaf climbs to, the module's thousands of statements included,
-    which made the walk several times slower than the rest of it."""
-
-    def run(self, leaves):
-        start = state = self.root
-        results = defaultdict(list)
-        for leaf in leaves:
-            node = leaf
-            while node is not None:
-                node.was_checked = True
-                if node.type == _SIMPLE_STMT and any(child.type == token.SEMI for child in node.children):
-                    node.was_checked = False  # several statements on a line: checked again
-                key = node.value if node.type == token.NAME else node.type
-                if key in state.transition_table:
-                    state = state.transition_table[key]
-                    for fixer in state.fixers:
-                        results[fixer].append(node)
-                else:
-                    state = start  # no match: start again, from this node once
-                    if node.parent is not None and node.parent.was_checked:
-                        break  # the rest of the way up was walked already
-                    if key in state.transition_table:
-                        state = state.transition_table[key]
-                        for fixer in state.fixers:
-                            results[fixer].append(node)
-                node = node.parent
-        return results
-
-
 def _fixers(recipe: Recipe) -> list:
     """The recipe's Bowler query compiled to fixer classes, its callbacks
     wrapped (see the module docstring), matched by the bottom matcher."""
@@ -316,6 +282,8 @@ def _guarded(recipe: Recipe, callback: Callable, filtering: bool) -> Callable:
         if recipe.id in state.crashed or (id(call), id(node)) in state.called:
             return False if filtering else None  # the bottom matcher may report a node twice
         state.called.add((id(call), id(node)))
+        if state.regrouper not in (None, recipe.id):
+            _claim_regrouped(state)
         top = top_statement(node)
         if state.owners.get(id(top), recipe.id) != recipe.id:
             state.postponed.add(recipe.id)
@@ -347,12 +315,22 @@ def _claim(state: Pass, recipe: str, top, root_size: int) -> None:
     if top.was_changed or top.parent is None:
         state.owners.setdefault(id(top), recipe)
     if len(state.root.children) != root_size:  # statements added or removed at module level
-        if state.known is None:
-            state.known = {id(node) for node, _ in state.spans}
-        # set operations over ids: a loop in Python over every statement, per
-        # modifier, made a module of many fixed statements quadratic
-        children = state.root.children
-        fresh = set(map(id, compress(children, map(_WAS_CHANGED, children))))
-        fresh.update(set(map(id, children)).difference(state.known))
-        for key in fresh.difference(state.owners):
-            state.owners[key] = recipe
+        state.regrouper = recipe  # the module's statements are looked at once its turn ends
+
+
+def _claim_regrouped(state: Pass) -> None:
+    """The module's changed and new statements belong to the recipe whose
+    modifiers last added or removed one, if no other has them: looked at
+    when another recipe's callback comes or the pass ends, not after each
+    modifier (a scan of every statement per fix made a module of many
+    fixed statements quadratic)."""
+    recipe, state.regrouper = state.regrouper, None
+    if recipe is None:
+        return
+    if state.known is None:
+        state.known = {id(node) for node, _ in state.spans}
+    children = state.root.children
+    fresh = set(map(id, compress(children, map(_WAS_CHANGED, children))))
+    fresh.update(set(map(id, children)).difference(state.known))
+    for key in fresh.difference(state.owners):
+        state.owners[key] = recipe

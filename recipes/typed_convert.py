@@ -62,7 +62,8 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass
-from typing import List, Optional
+from itertools import islice
+from typing import Iterator, List, Optional
 
 from migrate.recipe import Recipe, SourceFacts, propose
 from migrate.prefilter import GAP
@@ -206,8 +207,8 @@ def _paired(convert, parts, model) -> Optional[_Fold]:
     if not pair or pair[1] is not convert or not s.is_name(pair[0]):
         return None
     name = pair[0].value
-    body = s.statements(stmt.parent)
-    for later in body[s.index_of(body, stmt) + 1:]:
+    between = []  # the statements after ``stmt`` and before ``later``
+    for later in _statements_after(stmt):
         cast_pair = s.simple_assignment(later)
         cast = _cast_parts(cast_pair[1], model) if cast_pair and s.is_name(cast_pair[0]) else None
         if cast is not None and s.is_name(s.unparen(cast[0]), name):
@@ -215,14 +216,24 @@ def _paired(convert, parts, model) -> Optional[_Fold]:
             break
         if s.reads(later, name) or name in s.bound_names(later):
             return None
+        between.append(later)
     else:
         return None
-    between = body[body.index(stmt) + 1:body.index(later)]
     touched = any(s.reads(b, target) or target in s.bound_names(b) for b in between)
     if target != name and (touched or _read_elsewhere(name, stmt, cast[0])):
         return None
     message, safety, fixable = _decide(parts[1], cast[1], parts[2], model)
     return _Fold(stmt.children[0], convert, parts[0], cast[1], later, target, message, safety, fixable)
+
+
+def _statements_after(stmt) -> Iterator:
+    """The statements after ``stmt`` in its block, as far as they are asked
+    for (listing the block per conversion made a module of many quadratic)."""
+    block = stmt.parent
+    children = block.children if s.is_block(block) else [block]
+    for later in islice(children, s.index_of(children, stmt) + 1, None):
+        if not (isinstance(later, s.Leaf) and later.type in s.LAYOUT):
+            yield later
 
 
 def _read_elsewhere(name: str, stmt, cast_argument) -> bool:

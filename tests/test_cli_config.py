@@ -109,3 +109,13 @@ def test_unknown_id_in_a_notebook_cell_is_named_by_cell_and_line(tmp_path, monke
     assert [line for line in result.stderr.splitlines() if line.startswith("warning:")] == [
         "warning: nb.ipynb:cell 2:2: unknown recipe id 'toy-rnme' (did you mean toy-rename?) "
         "in a `# tf-migrate: ignore[...]` comment"]
+
+
+def test_fix_interactive_runs_each_file_with_its_own_config(projects):
+    """a/x.py is offered only toy-risky, b/x.py only toy-rename (as check
+    finds them), whichever path comes first."""
+    result = runner.invoke(app, ["fix", "--interactive", "--unsafe-fixes", "--no-cache", "b", "a"],
+                           input="y\ny\n")
+    assert result.exit_code == 0, result.output
+    assert (projects / "a" / "x.py").read_text() == "safer()\nold_api()\n"
+    assert (projects / "b" / "x.py").read_text() == "risky()\nnew_api()\n"

@@ -152,3 +152,12 @@ def test_a_follow_on_finding_points_at_the_loop_it_concerns(monkeypatch):
     for diag in follow_on:
         line = (root / diag["path"]).read_text().splitlines()[diag["line"] - 1]
         assert line[diag["column"] - 1:].startswith("for "), (diag["path"], diag["line"], line)
+
+
+def test_verify_prints_discovery_warnings_as_check_does(package):
+    (package / "only").mkdir()
+    (package / "only" / "loop").symlink_to(package / "only", target_is_directory=True)
+    result = runner.invoke(app, ["verify", "only"])
+    assert result.exit_code == 0, result.output  # nothing to run, and a link is no error
+    assert [line for line in result.stderr.splitlines() if line.startswith("warning: ")] == \
+        ["warning: only/loop: symlink loop, not followed"]

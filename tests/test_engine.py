@@ -120,8 +120,7 @@ def counted(monkeypatch):
     monkeypatch.setattr(engine, "parse", counting("parse", engine.parse))
     monkeypatch.setattr(RefactoringTool, "refactor_tree",
                         counting("refactor_tree", RefactoringTool.refactor_tree))
-    for matcher in (BottomMatcher, traversal._BottomMatcher):
-        monkeypatch.setattr(matcher, "run", counting("bottom matcher", matcher.run))
+    monkeypatch.setattr(BottomMatcher, "run", counting("bottom matcher", BottomMatcher.run))
     walk = RefactoringTool.traverse_by
 
     def traverse_by(self, fixers, traversal):

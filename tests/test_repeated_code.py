@@ -38,3 +38,35 @@ def test_index_of_finds_the_node_not_an_equal_one_before_it():
     assert s.index_of(tree.children, second) == 1
     with pytest.raises(ValueError):
         s.index_of(tree.children[:1], second)
+
+
+def test_index_of_and_sibling_answer_for_every_node_in_any_order():
+    """index_of starts near its last answer: asked in every order, about
+    lists that change between questions, it answers as a scan by identity,
+    and sibling as fissix's prev_sibling / next_sibling."""
+    tree = parse("".join(f"x = {n % 3}\nif x:\n    y = 1\n" for n in range(40)))
+    children = tree.children
+    for order in (range(len(children)), reversed(range(len(children))), range(0, len(children), 7)):
+        for at in order:
+            assert s.index_of(children, children[at]) == at
+            assert s.sibling(children[at], -1) is children[at].prev_sibling
+            assert s.sibling(children[at], 1) is children[at].next_sibling
+    moved = children[30]
+    moved.remove()  # the list changes: the positions after it move up
+    assert s.index_of(children, children[30]) == 30
+    tree.insert_child(3, moved)
+    assert s.index_of(children, moved) == 3 and s.index_of(children, children[31]) == 31
+
+
+def test_orphan_edits_go_to_the_first_nearest_finding():
+    """engine._Nearest answers as min() over the findings in their order."""
+    from migrate.engine import _Nearest
+    from migrate.result import Diagnostic
+
+    lines = [7, 3, 3, 12, 9, 5, 20, 12]
+    found = [Diagnostic("f.py", line, 1, line, 2, "r", str(n), "safe", True, True, [])
+             for n, line in enumerate(lines)]
+    nearest = _Nearest(found)
+    for line in range(0, 25):
+        assert nearest.to(line) is min(found, key=lambda d: abs(d.line - line)), line
+    assert _Nearest([]).to(4) is None

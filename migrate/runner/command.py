@@ -69,6 +69,8 @@ def verify_command(
     except ValueError as error:
         raise typer.BadParameter(str(error)) from None
     report = verify(paths, options)
+    for warning in report.warnings:  # as check prints them
+        err.print(f"warning: {warning}", markup=False, highlight=False)
     if format == "json":
         typer.echo(to_json(report))
     else:

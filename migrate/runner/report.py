@@ -80,6 +80,7 @@ class Report:
     workers: List[WorkerInfo] = field(default_factory=list)
     problems: List[str] = field(default_factory=list)  # paths that could not be run at all
     skipped: List[str] = field(default_factory=list)  # files verify does not run (notebooks)
+    warnings: List[str] = field(default_factory=list)  # discovery's: symlinks not followed
     wall_seconds: float = 0.0
     runtimes: List[Tuple[str, str]] = field(default_factory=list)  # (name, label), in run order
 

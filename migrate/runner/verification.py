@@ -48,7 +48,7 @@ class VerifyOptions:
 def verify(paths: Sequence[Path], options: VerifyOptions = VerifyOptions()) -> Report:
     """Verify every Python file under ``paths`` (files or directories)."""
     found = discover([Path(p) for p in paths])
-    report = Report(problems=list(found.problems))
+    report = Report(problems=list(found.problems), warnings=sorted(found.warnings))
     programs = []
     for path in found.files:
         if path.suffix == ".py":

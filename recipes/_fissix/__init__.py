@@ -14,7 +14,7 @@ from fissix.pytree import Leaf, Node  # noqa: F401
 from recipes._fissix.nodes import (  # noqa: F401 (the package's API)
     call_args, call_parts, code, contains, dotted_name, following_leaf, index_of, is_call,
     is_full_slice, is_name, keyword_arg, last_leaf, literal_elements, name_leaves, name_reads,
-    preceding_leaf, shown, source, split_arguments, start,
+    preceding_leaf, shown, sibling, source, split_arguments, start,
     subscript_parts, syms, unparen,
 )
 from recipes._fissix.scope import (  # noqa: F401 (the package's API)

@@ -11,7 +11,7 @@ from typing import List, Tuple
 from fissix.pgen2 import token
 from fissix.pytree import Leaf
 
-from recipes._fissix.nodes import code, following_leaf, index_of, last_leaf, preceding_leaf, syms
+from recipes._fissix.nodes import code, following_leaf, index_of, last_leaf, preceding_leaf, sibling, syms
 from recipes._fissix.scope import LAYOUT
 
 def indent_of(stmt) -> str:
@@ -84,8 +84,7 @@ def replace_statement(old, text: str) -> List:
     indent = indent_of(old)
     new = statements_from_source(text, indent)
     comments = new[0].prefix[: len(new[0].prefix) - len(indent)]
-    indent_leaf = old.prev_sibling if old.prev_sibling is not None \
-        and old.prev_sibling.type == token.INDENT else None
+    indent_leaf = sibling(old, -1) if _first_in_suite(old) else None
     if indent_leaf is not None:
         indent_leaf.prefix += comments
         new[0].prefix = old.prefix
@@ -128,8 +127,7 @@ def remove_statement(stmt) -> None:
         replace_statement(stmt, "pass\n")
         return
     indent = indent_of(stmt)
-    indent_leaf = stmt.prev_sibling if stmt.prev_sibling is not None \
-        and stmt.prev_sibling.type == token.INDENT else None
+    indent_leaf = sibling(stmt, -1) if _first_in_suite(stmt) else None
     head = stmt.prefix
     if indent and head.endswith(indent):
         head = head[: -len(indent)]
@@ -244,7 +242,7 @@ def insert_before(stmt, new_stmt) -> None:
 
 
 def _first_in_suite(stmt) -> bool:
-    prev = stmt.prev_sibling
+    prev = sibling(stmt, -1)
     return prev is not None and isinstance(prev, Leaf) and prev.type == token.INDENT
 
 
@@ -256,7 +254,7 @@ def move_leading_comments(source_stmt, target_stmt) -> None:
     comments = "".join(indent_of(target_stmt) + line + "\n" for line in lines)
     source_stmt.prefix = source_stmt.prefix[source_stmt.prefix.rfind("\n") + 1:]
     if _first_in_suite(target_stmt):
-        target_stmt.prev_sibling.prefix += comments
+        sibling(target_stmt, -1).prefix += comments
     else:
         cut = target_stmt.prefix.rfind("\n") + 1
         target_stmt.prefix = target_stmt.prefix[:cut] + comments + target_stmt.prefix[cut:]

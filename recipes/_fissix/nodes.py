@@ -196,13 +196,23 @@ def start(node) -> Tuple[int, int]:
     return leaf.lineno, leaf.column
 
 
+_last_found = [0, 0]  # id of the list and the position of index_of's last answer
+
+
 def index_of(nodes: List, node) -> int:
     """Where ``node`` itself is in ``nodes``. list.index compares fissix trees
-    by structure: slow on repeated code, and wrong when an equal one comes first."""
-    for at, candidate in enumerate(nodes):
-        if candidate is node:
-            return at
-    raise ValueError("node not in the list")
+    by structure: slow on repeated code, and wrong when an equal one comes
+    first. Looked for first around the last answer in the same list (a fix
+    asks about the statements next to the one it changes: in a module of
+    many, a search of every child per question made fixing quadratic)."""
+    near = _last_found[1] if _last_found[0] == id(nodes) else 0
+    for at in range(max(near - 4, 0), min(near + 5, len(nodes))):
+        if nodes[at] is node:
+            break
+    else:
+        at = list(map(id, nodes)).index(id(node))  # ids compared in C; ValueError when absent
+    _last_found[:] = id(nodes), at
+    return at
 
 
 def contains(outer, inner) -> bool:
@@ -217,20 +227,32 @@ def contains(outer, inner) -> bool:
 
 def following_leaf(node):
     """The first leaf after ``node`` in source order (None at the end)."""
-    return _adjacent_leaf(node, "next_sibling", 0)
+    return _adjacent_leaf(node, 1, 0)
 
 
 def preceding_leaf(node):
     """The last leaf before ``node`` in source order (None at the start)."""
-    return _adjacent_leaf(node, "prev_sibling", -1)
+    return _adjacent_leaf(node, -1, -1)
 
 
-def _adjacent_leaf(node, sibling: str, edge: int):
-    while node is not None and getattr(node, sibling) is None:
+def sibling(node, step: int):
+    """The child of ``node``'s parent ``step`` (-1, 1) places from it, or None.
+    fissix's ``prev_sibling`` / ``next_sibling`` rebuild the parent's sibling
+    maps, a Python loop over its children, after every change to them: once
+    per fix in a module of many fixed statements."""
+    parent = node.parent
+    if parent is None:
+        return None
+    at = index_of(parent.children, node) + step
+    return parent.children[at] if 0 <= at < len(parent.children) else None
+
+
+def _adjacent_leaf(node, step: int, edge: int):
+    while node is not None and sibling(node, step) is None:
         node = node.parent
     if node is None:
         return None
-    node = getattr(node, sibling)
+    node = sibling(node, step)
     while isinstance(node, Node) and node.children:
         node = node.children[edge]
     return node

@@ -9,10 +9,7 @@ from typing import List, Optional, Set
 from migrate.recipe import propose
 from recipes._fissix import call_parts, contains, is_call, is_name, parse_expression, scope_nodes, source, syms
 from recipes._numpy_accumulator.buffers import Analysis, _MODEL_WEIGHTS, _TENSOR_ATTRIBUTES, _dtype_name
-
-
-# NumPy calls that turn a list of tensors into one array -> the tf.* that keeps the tape
-_LIST_TO_TENSOR = {"array": "stack", "asarray": "stack", "stack": "stack", "concatenate": "concat"}
+from recipes._numpy_calls import LIST_TO_TENSOR, cast, constant_around, equivalent, reads_a_numpy_copy
 
 
 def _list_conversions(analysis: Analysis) -> List:
@@ -23,7 +20,7 @@ def _list_conversions(analysis: Analysis) -> List:
     elsewhere (tests, evaluation) NumPy is what the code wants."""
     found = []
     for node, parts, function in analysis.numpy_calls():
-        if function not in _LIST_TO_TENSOR:
+        if function not in LIST_TO_TENSOR:
             continue
         positional = parts[1]
         if positional and _tensor_list(positional[0], analysis) \
@@ -87,7 +84,9 @@ def _fix_list_conversions(analysis: Analysis) -> bool:
 
 def _rewrite_calls(analysis: Analysis, find, fix_of, explain) -> bool:
     """Propose ``fix_of(call)`` for each call ``find`` names; ``explain``
-    gives the message and the reason added when there is no fix."""
+    gives the message and the reason added when there is no fix. A
+    ``tf.constant(<call>)`` around it goes too: of a tensor it raises in
+    graph mode."""
     if not analysis.settled:
         analysis.settle_tensor_names()
     rewritten = False
@@ -96,18 +95,13 @@ def _rewrite_calls(analysis: Analysis, find, fix_of, explain) -> bool:
         message, no_fix = explain(call)
         message += f"; use `{fix}`" if fix else no_fix
         if propose(call, message, fixable=fix is not None):
+            wrapper = constant_around(call, analysis.model)
+            target = wrapper if wrapper is not None else call
             replacement = parse_expression(fix)
-            replacement.prefix = call.prefix
-            call.replace(replacement)
+            replacement.prefix = target.prefix
+            target.replace(replacement)
             rewritten = True
     return rewritten
-
-
-# NumPy functions on a tensor -> their tf.* equivalent (keywords: axis, keepdims)
-_NUMPY_TO_TF = {"mean": "reduce_mean", "sum": "reduce_sum", "max": "reduce_max",
-                "min": "reduce_min", "prod": "reduce_prod", "std": "math.reduce_std",
-                "var": "math.reduce_variance", "exp": "exp", "log": "math.log", "sqrt": "sqrt",
-                "square": "square", "abs": "abs", "tanh": "tanh"}
 
 
 def _tensor_under_numpy(expr, analysis: Analysis):
@@ -137,13 +131,15 @@ def _model_call(expr, function) -> bool:
 
 def _numpy_on_tensors(analysis: Analysis) -> List:
     """Outermost NumPy calls on a tensor in a gradient context; a buffer's
-    creation (``np.copy(x)`` then written to) is the write's business."""
+    creation (``np.copy(x)`` then written to) is the write's business, a
+    call on a ``.numpy()`` copy numpy-on-loss-path's."""
     found = []
     creations = {id(buffer.creation) for buffer in analysis.buffers if analysis.writes(buffer)}
     for node, parts, function in analysis.numpy_calls():
         if id(node.parent) in creations or not parts[1] \
-                or function in _LIST_TO_TENSOR and _tensor_list(parts[1][0], analysis) \
+                or function in LIST_TO_TENSOR and _tensor_list(parts[1][0], analysis) \
                 or _tensor_under_numpy(parts[1][0], analysis) is None \
+                or reads_a_numpy_copy(parts[1][0], analysis.model) \
                 or not analysis.model.in_gradient_context(node):
             continue
         if not any(contains(outer, node) for outer in found):
@@ -156,19 +152,13 @@ def _numpy_on_tensor_fix(call, analysis: Analysis) -> Optional[str]:
     function = analysis.imports.numpy_function(callee)
     tensor = source(_tensor_under_numpy(positional[0], analysis)).strip()
     ops = analysis.imports.keras_ops  # keras.ops names these functions like NumPy
-    p = ops or analysis.tf
     if function in ("array", "asarray"):
         dtype = keywords.get("dtype", positional[1] if len(positional) > 1 else None)
         name = _dtype_name(dtype) if dtype is not None else None
         if set(keywords) - {"dtype"} or len(positional) > 2 or name == "?":
             return None
-        return (f'{p}.cast({tensor}, "{name}")' if ops else f"{p}.cast({tensor}, {p}.{name})") if name else tensor
-    if function not in _NUMPY_TO_TF or set(keywords) - {"axis", "keepdims"} or len(positional) > 2:
-        return None
-    if len(positional) == 2:
-        keywords = dict(keywords, axis=positional[1])
-    arguments = "".join(f", {k}={source(v).strip()}" for k, v in keywords.items())
-    return f"{p}.{function if ops else _NUMPY_TO_TF[function]}({tensor}{arguments})"
+        return cast(tensor, name, analysis.tf, ops) if name else tensor
+    return equivalent(function, tensor, positional[1:], keywords, analysis.tf, ops)
 
 
 def _fix_numpy_on_tensors(analysis: Analysis) -> bool:

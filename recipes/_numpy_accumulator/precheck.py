@@ -80,7 +80,8 @@ def _may_fill_a_numpy_buffer(facts: SourceFacts):
         return []  # no NumPy import, no presumed `np`
     text = code_text(facts)
     if not (_MAY_FILL.search(text) and _SUBSCRIPT_ASSIGNMENT.search(text)) and not (
-            _MAY_OPEN_A_CONTEXT.search(text) or _KERAS_METHOD.search(text) and may_name_keras_classes(facts)):
+            _MAY_OPEN_A_CONTEXT.search(text) or _COMPILE_CALL.search(text)
+            or _KERAS_METHOD.search(text) and may_name_keras_classes(facts)):
         return []  # no factory call (or NumPy name import) and subscript assignment; no context
     table = import_table(facts)
     tensor_names = {"tf", "keras", "layers"} | {
