@@ -107,7 +107,7 @@ def _tf_migrate_benchmark(x, n):
         y2 = d * 2
     x1, x2 = x, x
     b2 = (y2 - x1) * x2
-    return tape.gradient(y2, x), arr, b2
+    return tape.gradient(y2, d), arr, b2, x.predict(n)
 """
 
 

@@ -11,7 +11,7 @@ and memoized):
   (``"tensorflow.shape"``, ``"keras.layers.Dense"``, ``"numpy.zeros"``);
   ``m.imports`` (aliases, presumed conventional aliases of a pasted snippet);
   ``m.presumed(name)``: a snippet's unbound ``tape`` / ``model`` by its uses;
-- kinds: ``m.kind_of(expr)``, ``m.iter_kind(expr)`` -> ``Value`` (``Kind``,
+- kinds: ``m.kind_of(expr)``, ``m.iter_kind(expr)``, ``m.receiver_kind(power, end)`` -> ``Value`` (``Kind``,
   element, items, output ``width`` of models and layers built here, origin);
   ``m.may_hold_a_tensor(expr)``: the kind, else computed from a tensor;
 - data flow: ``m.reaching(name_or_attr, at)``, ``m.last_assignment(...)``,
@@ -29,7 +29,11 @@ and memoized):
   -> ``Slice`` (live, cut ops, assigns read on the way, reads);
 - gradient data flow (gradients.py): ``m.gradient_flow`` -> ``of(expr)``
   (``Flow``: origins, the origins a gradient is taken with respect to),
-  ``of_bindings(bindings)``, ``difference_input(expr)`` (``x`` of ``x - baseline``).
+  ``of_bindings(bindings)``, ``difference_input(expr)`` (``x`` of ``x - baseline``);
+- what a gradient sees (recording.py): ``Sources.of(m, expr)`` (the variables
+  differentiated), ``feeders(m, expr)`` (the assignments reaching it),
+  ``effects(m, expr)`` (why running it elsewhere may differ); whether uses of
+  a value need a NumPy array (uses.py: ``numpy_reliance``).
 A node the walk never saw (made by a modifier after the build) is UNKNOWN
 and never an error.
 """
@@ -392,6 +396,16 @@ class Model:
     def kind_of(self, expr) -> Value:
         """What ``expr`` evaluates to (UNKNOWN when not provable)."""
         return self._kinds.value(expr) if expr.parent is not None or expr is self.root else UNKNOWN
+
+    @_guarded(UNKNOWN)
+    def receiver_kind(self, power, end: int) -> Value:
+        """The kind of ``power.children[:end]``: the receiver of a method
+        called further along a chain (``self.model`` in ``self.model.predict(x)``,
+        which has no node of its own)."""
+        if end == 1:
+            return self.kind_of(power.children[0])
+        found = self._kinds._power_chain(power, power.children[:end])
+        return found if found is not None else UNKNOWN
 
     @_guarded(UNKNOWN)
     def likely_kind_of(self, expr) -> Value:

@@ -30,7 +30,7 @@ _TF_OP_MODULES = ("tensorflow", "tensorflow.math", "tensorflow.linalg", "tensorf
                   "tensorflow.experimental.numpy", "tensorflow.raw_ops", "tensorflow.io",
                   "tensorflow.audio", "tensorflow.sets", "tensorflow.ragged", "keras.ops",
                   "keras.backend", "keras.activations", "keras.losses", "keras.ops.numpy")
-_TF_LISTS = {"unstack", "split", "meshgrid", "dynamic_partition", "gradients"}
+_TF_LISTS = {"unstack", "split", "meshgrid", "dynamic_partition", "gradients", "while_loop"}
 _TF_NOT_TENSORS = {"function": "function", "print": "none", "device": "context",
                    "name_scope": "context", "executing_eagerly": "bool", "is_tensor": "bool",
                    "control_dependencies": "context", "load_op_library": "module",
