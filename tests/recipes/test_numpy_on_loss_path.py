@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from migrate.engine import Options, transform
-from migrate.registry import resolve
+from migrate.registry import all_recipes, resolve
 from recipe_cases import check_case, dedent, invalid, params, valid
 
 RECIPE = "numpy-on-loss-path"
@@ -200,22 +200,61 @@ def test_a_rewritten_return_leaves_no_recipe_reading_a_stale_node():
         import numpy as np
         import tensorflow as tf
 
+
+        def loss_fn(y_true, y_pred):
+            return tf.reduce_mean(tf.square(y_true - y_pred))
+
+
         class Head(tf.keras.Model):
             def __init__(self):
                 super().__init__()
+                self.hidden = tf.keras.layers.Dense(4, activation="tanh")
                 self.out = tf.keras.layers.Dense(1)
 
             def call(self, x):
-                y_pred = self.out(x)
+                y_pred = self.out(self.hidden(x))
                 pred = y_pred.numpy()
                 return tf.constant(np.tanh(pred))
 
+
+        def build():
+            return Head()
+
+
+        def training_case():
+            np.random.seed(0)
+            tf.random.set_seed(0)
+            x = np.random.rand(8, 3).astype("float32")
+            y = np.random.rand(8, 1).astype("float32")
+            model = build()
+            model(x)
+            return model, x, y, loss_fn
+
+
         def step(model, optimizer, x, y):
             with tf.GradientTape() as tape:
-                loss = tf.reduce_mean(tf.square(y - model(x)))
+                loss = loss_fn(y, model(x))
             grads = tape.gradient(loss, model.trainable_variables)
             optimizer.apply_gradients(zip(grads, model.trainable_variables))
+            return loss
+
+
+        def train(steps=3):
+            model, x, y, _ = training_case()
+            optimizer = tf.keras.optimizers.SGD(0.1)
+            history = []
+            for _ in range(steps):
+                with tf.GradientTape() as tape:
+                    loss = loss_fn(y, model(x))
+                grads = tape.gradient(loss, model.trainable_variables)
+                optimizer.apply_gradients(zip(grads, model.trainable_variables))
+            step(model, optimizer, x, y)
+            return history
+
+
+        if __name__ == "__main__":
+            print(train())
     ''')
-    result = transform(source, "head.py", Options(resolve(["ALL"])))
+    result = transform(source, "head.py", Options(tuple(all_recipes().values())))
     assert result.errors == []
     assert [d.recipe for d in result.diagnostics] == ["numpy-on-loss-path"]
