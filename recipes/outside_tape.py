@@ -121,7 +121,7 @@ def _gradient(node, capture, filename) -> None:
     if not srcs or any(srcs.mentioned_in(value(f)) for f in recorded) or in_body and srcs.mentioned_in(target):
         return
     before = [f for f in fed if not within(f, tape.statement) and f.get_lineno() < tape.statement.get_lineno()
-              and model.scope_of(f) is model.scope_of(tape.statement) and not s.bound_names(f) & srcs.values]
+              and model.scope_of(f) is model.scope_of(tape.statement) and not model.names_bound_in(f) & srcs.values]
     early = reading_sources(model, before, srcs)
     if early:
         _before_block(tape, target, early)

@@ -197,7 +197,7 @@ def _plain(model, tape, call, target, source) -> Optional[_Decision]:
     computed = computed_from(model, tape.body, {source.value})
     target_names = {leaf.value for leaf in s.name_leaves(target)}
     bound_in_tape = {name for stmt in tape.body.pre_order() if stmt.type == s.syms.expr_stmt
-                     for name in s.bound_names(stmt)}
+                     for name in model.names_bound_in(stmt)}
     if not target_names & bound_in_tape:
         return None  # computed outside the tape: outside-tape's
     connected = reads_through_tensors(model, target, computed - {source.value})

@@ -151,7 +151,7 @@ def _read_elsewhere(model, moved: List, closure) -> List:
     still reads: they are copied into it, so the names stay bound."""
     kept = []
     for stmt in moved:
-        names = s.bound_names(stmt)
+        names = model.names_bound_in(stmt)
         for leaf in model.scope_of(stmt).node.leaves():
             if leaf.type != s.token.NAME or leaf.value not in names or not model.index.reads.get(id(leaf)) \
                     or within(leaf, closure) or any(within(leaf, other) for other in moved):

@@ -131,7 +131,7 @@ def crossed(between: List, moved: List, read: Set[str]) -> Optional[str]:
     bound = bound_names(moved)
     read = read | read_names_of(moved)
     for stmt in between:
-        rebinds = s.bound_names(stmt) & (read | bound)
+        rebinds = model_of(stmt).names_bound_in(stmt) & (read | bound)
         reads = {leaf.value for leaf in s.name_leaves(stmt)} & bound
         if rebinds or reads:
             names = ", ".join(f"`{n}`" for n in sorted(rebinds | reads))
@@ -151,7 +151,7 @@ def statements_between(first, last) -> List:
 
 
 def bound_names(stmts: List) -> Set[str]:
-    return {name for stmt in stmts for name in s.bound_names(stmt)}
+    return {name for stmt in stmts for name in model_of(stmt).names_bound_in(stmt)}
 
 
 
