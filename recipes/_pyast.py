@@ -90,9 +90,17 @@ def may_import(facts: SourceFacts, modules: Sequence[str]) -> bool:
     pattern = _module_pattern(tuple(modules))
     if any(pattern.search(line) for line in facts.derived("import lines", _import_lines)):
         return True
+    imports = " ".join(facts.derived("import lines", _import_lines))
     aliases = [alias for alias, module in CONVENTIONAL.items()
-               if any(module == m or module.startswith(m + ".") for m in modules)]
+               if any(module == m or module.startswith(m + ".") for m in modules)
+               and not _bound_pattern(alias).search(imports)]  # imported as something else: not presumed
     return bool(aliases) and _presumed_pattern(tuple(aliases)).search(code_text(facts)) is not None
+
+
+@lru_cache(maxsize=None)
+def _bound_pattern(alias: str) -> Pattern:
+    """``alias`` as a whole name in an import line (``import tensorflow.compat.v2 as tf``)."""
+    return re.compile(r"(?<![\w.])" + re.escape(alias) + r"(?![\w.])")
 
 
 @lru_cache(maxsize=None)

@@ -144,6 +144,9 @@ def test_import_gates_tell_a_module_from_its_submodules():
         return may_import(SourceFacts(source), [module])
 
     assert not gate("import tensorflow.compat.v2 as tf\n", "tensorflow")
+    # `tf.` read where an import binds `tf` to something else: no presumed alias (tf_keras' files)
+    assert not gate("import tensorflow.compat.v2 as tf\nx = tf.zeros(3)\n", "tensorflow")
+    assert gate("x = tf.zeros(3)\n", "tensorflow")  # pasted without imports: presumed
     assert not gate("from tf_keras.src.engine import training\n", "tf_keras")
     assert not gate("# see https://www.tensorflow.org\n", "tensorflow")
     assert gate("import tensorflow \\\n  as tf\n", "tensorflow")
