@@ -40,7 +40,7 @@ MODEL_TESTS = ["tests/model"]
 TESTS: Dict[str, List[str]] = {
     **{f"recipes/_model/{name}.py": MODEL_TESTS
        for name in ("__init__", "_tree", "contexts", "flow", "imports", "kinds", "values")},
-    "migrate/slicing.py": ["tests/test_slicing.py", "tests/test_mutants_engine.py"],
+    "migrate/toplevel.py": ["tests/test_toplevel.py", "tests/test_incremental.py"],
     "migrate/cache.py": ["tests/test_scale.py", "tests/test_mutants_engine.py"],
 }
 STATUSES = ("killed", "survived", "timeout", "suspicious", "no tests", "skipped",
