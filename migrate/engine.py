@@ -187,7 +187,7 @@ def _prefiltered(text: str, path: str, options: Options) -> Tuple[Optional[str],
 def _run(text: str, source: str, path: str, options: Options,
          candidates: List[Recipe]) -> Tuple[SourceResult, Optional[str]]:
     """The fissix run of ``candidates`` over ``text`` (``source`` with a final
-    newline, or a slice of it): the result so far and the fixpoint's text
+    newline): the result so far and the fixpoint's text
     (None when fissix cannot parse it)."""
     try:
         tree = parse(text)
