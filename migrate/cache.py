@@ -170,7 +170,7 @@ def _run_key(options: Options) -> str:
 
 def _code_files(options: Options) -> Iterable[str]:
     """Source files whose edit can change a result: every module of this
-    package (the engine and what it calls: slicing, incremental passes,
+    package (the engine and what it calls: incremental passes,
     edits...), every module of the recipes package and its helper
     subpackages (the semantic model too) and each recipe's own module."""
     files = {str(p) for p in Path(__file__).resolve().parent.glob("*.py")}

@@ -1,6 +1,7 @@
-"""What Python code conventionally means, shared by the engine's slicing and
-the recipes' semantic model (`recipes._model`), which must agree on it: the
-slicing keeps every statement the model may read. Here, in the engine, so
+"""What Python code conventionally means, shared by the engine's closure of
+top-level statements (migrate/toplevel.py) and the recipes' semantic model
+(`recipes._model`), which must agree on it: a restricted pass keeps every
+statement the model may read. Here, in the engine, so
 that the engine never imports a recipe's internals."""
 
 # The names a snippet pasted without its imports conventionally means.

@@ -23,7 +23,7 @@ from fissix import pytree
 from fissix.pgen2.parse import ParseError
 from fissix.pgen2.tokenize import TokenError
 
-from . import fastparse, incremental, prefilter, slicing, speedups, traversal
+from . import fastparse, incremental, prefilter, speedups, traversal
 from .edits import Owned, apply_edits, old_line, old_lines, pass_edits, split_lines
 from .recipe import PassContext, Recipe, SourceFacts
 from .reparse import reparse
@@ -122,8 +122,7 @@ def wants(recipe: Recipe, source: str, prechecks: Optional[_Prechecks] = None) -
 
 def _places(recipe: Recipe, source: str, prechecks: _Prechecks) -> Union[bool, Sequence]:
     """The precheck's answer: False, True (anywhere) or the ``ast`` nodes
-    where the pattern can be (migrate/slicing.py parses only their top-level
-    statements)."""
+    where the pattern can be."""
     if not prefilter.matcher(recipe.tokens)(source):
         return False
     if recipe.precheck is None or not speedups.on("prechecks"):
@@ -135,32 +134,23 @@ def _places(recipe: Recipe, source: str, prechecks: _Prechecks) -> Union[bool, S
     return answer if isinstance(answer, (bool, list, tuple)) else bool(answer)
 
 
-def transform(source: str, path: str, options: Options, sliced: bool = True) -> SourceResult:
-    """Run the enabled recipes over ``source``; never raises. ``sliced=False``
-    parses the whole text even where the prechecks point at a few top-level
-    statements (the soundness checks compare both)."""
+def transform(source: str, path: str, options: Options) -> SourceResult:
+    """Run the enabled recipes over ``source``; never raises."""
     try:
-        return _transform(source, path, options, sliced)
+        return _transform(source, path, options)
     except Exception as err:  # the engine's contract: a failure is a value
         return SourceResult(path, Status.FAILED, source, source,
                             reason=f"internal error: {type(err).__name__}: {err}")
 
 
-def _transform(source: str, path: str, options: Options, sliced: bool = True) -> SourceResult:
+def _transform(source: str, path: str, options: Options) -> SourceResult:
     text, had_newline = _with_final_newline(source)
     with _collector_paused():
-        unreadable, candidates, part = _prefiltered(text, path, options, sliced)
+        unreadable, candidates = _prefiltered(text, path, options)
     if unreadable:
         return SourceResult(path, Status.SKIPPED, source, source, reason=unreadable)
     if not candidates:
         return SourceResult(path, Status.UNCHANGED, source, source)
-    if part is not None:
-        with part.running():
-            result, final = _run(part.text, source, path, options, candidates)
-        final = part.restore(final) if final is not None and not result.errors \
-            and not part.touched_by(result.diagnostics) else None
-        if final is not None and (final == text or _compiles(final, path)):  # a restored change too
-            return _finished(result, final, source, had_newline, options)
     result, final = _run(text, source, path, options, candidates)
     return result if final is None else _finished(result, final, source, had_newline, options)
 
@@ -180,33 +170,24 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _prefiltered(text: str, path: str, options: Options,
-                 sliced: bool) -> Tuple[Optional[str], List[Recipe], Optional[slicing.Slice]]:
-    """CPython's verdict on ``text`` (a reason when it cannot compile), the
-    recipes the prefilter lets through, and the slice of the text they
-    need (None: the whole text)."""
+def _prefiltered(text: str, path: str, options: Options) -> Tuple[Optional[str], List[Recipe]]:
+    """CPython's verdict on ``text`` (a reason when it cannot compile) and
+    the recipes the prefilter lets through."""
     prechecks = _Prechecks()
     answers = _answers(options.recipes, text, prechecks)
     unreadable = _cpython_verdict(text, path, prechecks.facts)
     if unreadable:
-        return unreadable, [], None
+        return unreadable, []
     if isinstance(answers, Exception):
         raise answers
-    candidates, places = [], []
-    for recipe, answer in answers:
-        if answer:
-            candidates.append(recipe)
-            places = None if places is None or answer is True else places + list(answer)
-    # the slice holds no ``ast``: the tree, as heavy as the fissix one, is freed on return
-    part = slicing.cut(text, prechecks.facts.tree, places) \
-        if candidates and places and sliced and speedups.on("slicing") else None
-    return None, candidates, part
+    # the prechecks' ``ast`` tree, as heavy as the fissix one, is freed on return
+    return None, [recipe for recipe, answer in answers if answer]
 
 
 def _run(text: str, source: str, path: str, options: Options,
          candidates: List[Recipe]) -> Tuple[SourceResult, Optional[str]]:
     """The fissix run of ``candidates`` over ``text`` (``source`` with a final
-    newline, or a slice of it): the result so far and the fixpoint's text
+    newline): the result so far and the fixpoint's text
     (None when fissix cannot parse it)."""
     try:
         tree = parse(text)

@@ -1,9 +1,9 @@
 """Which top-level statements a pass after the first must visit.
 
 A pass that changed a few statements of a large file leaves the others as
-they were: the same text, and (by the premise migrate/slicing.py rests on)
+they were: the same text, and (by the premise migrate/toplevel.py rests on)
 the same answers from the semantic model as long as nothing they depend on
-changed. A statement depends on those in its closure (slicing's
+changed. A statement depends on those in its closure (toplevel's
 ``_Closure``: what it names that another binds, a function it binds that
 another names, a class or a ``getattr`` string it names, the strings
 spelling the Keras auto-name of a class it calls) and, through ``unseen()``,
@@ -25,24 +25,22 @@ statement it was not to visit is run again on the whole tree.
 Code outside every function (module code, a class line or body,
 decorators) is where a recipe scans the whole module: after any change,
 every statement where an enabled recipe's pattern matches a node of such
-code is visited again, and then on the whole tree (as slicing parses the
-whole text for such a place). Where no pattern matches any node outside
+code is visited again, and then on the whole tree. Where no pattern matches any node outside
 its functions (imports, lone constants, a class whose own lines are
 ``class A(keras.layers.Layer):`` and docstrings around its methods), every
 node a recipe's callbacks are called on there is inside a function (fissix
 calls them only on a node its fixer's pattern matches), as for a def: the
 statement is revisited when it depends on a change, with its closure. A
-function's ``def`` node counts as inside it, as its lines do for slicing.
+function's ``def`` node counts as inside it, as its lines do for statements.
 Whether a changed statement that is not a def or class revisits everything
 is still decided by its lines.
 
 Otherwise the pass sees the statements it visits in a module holding only
-them and their closure as slicing would keep them (``context_of``), the
-names of those it leaves out handed to the run as slicing hands those it
-elides (``unseen()``), so the per-tree facts and the semantic model are
+them and their closure (``context_of``), the names of those it leaves
+out handed to the run (``unseen()``), so the per-tree facts and the semantic model are
 built for what it visits, not the whole file.
 
-Each top-level statement carries what slicing reads of it, read once from
+Each top-level statement carries what toplevel.read reads of it, read once from
 its own text with ``ast`` (lines counted from its first, moved to where it
 stands when its closure is taken): from the pass's text for the first
 pass's tree, and as printed for a statement a pass made.
@@ -57,7 +55,7 @@ from typing import List, Optional, Sequence, Set, Tuple
 from fissix import pygram, pytree
 from fissix.pgen2 import token
 
-from . import slicing, traversal
+from . import toplevel, traversal
 from .edits import split_lines
 
 _FACTS = "_tf_migrate_reads"  # attribute of a top-level fissix statement
@@ -72,16 +70,16 @@ class Context:
     holds, and what the statements it leaves out hold (``unseen()``)."""
 
     children: List[pytree.Base]
-    unseen: slicing.Unseen
+    unseen: toplevel.Unseen
 
 
-def _read(text: str) -> Optional[slicing._Statement]:
-    return None if _LONE_CR.search(text) else slicing.read(text)
+def _read(text: str) -> Optional[toplevel._Statement]:
+    return None if _LONE_CR.search(text) else toplevel.read(text)
 
 
 def read_spans(spans: Sequence[Tuple[pytree.Base, int]], text: str) -> None:
     """Give each top-level statement of a pass's tree (``spans``, before the
-    pass, see traversal.spans) what slicing reads of it, from its lines of
+    pass, see traversal.spans) what toplevel.read reads of it, from its lines of
     ``text`` (the pass's text: a statement the pass changed is read as it
     was); one statement's ``ast`` at a time, never the whole file's at once
     beside its fissix tree. Statements read before keep theirs."""
@@ -94,8 +92,8 @@ def read_spans(spans: Sequence[Tuple[pytree.Base, int]], text: str) -> None:
             node.__dict__[_FACTS] = _read("".join(lines[first - 1:end - 1]))
 
 
-def _facts(node: pytree.Base) -> Optional[slicing._Statement]:
-    """What slicing reads of it (None: unreadable), lines counted from the
+def _facts(node: pytree.Base) -> Optional[toplevel._Statement]:
+    """What toplevel.read reads of it (None: unreadable), lines counted from the
     first of its text (prefix included)."""
     if _FACTS not in node.__dict__:
         node.__dict__[_FACTS] = _read(str(node))
@@ -106,20 +104,20 @@ def _statements(nodes) -> list:
     return [node for node in nodes if node.type != token.ENDMARKER]
 
 
-def _in_every_closure(statement: slicing._Statement, index: int, conventional: Set[str]) -> bool:
-    """Kept by any slice, or needed by any statement (``_Closure``): then
+def _in_every_closure(statement: toplevel._Statement, index: int, conventional: Set[str]) -> bool:
+    """Pinned in every closure, or needed by any statement (``_Closure``): then
     whatever it depends on, every statement does. ``conventional``: the
     aliases no head import binds, before the pass or after it."""
-    return slicing.pinned(statement, index) or statement.imports_tf_np \
+    return toplevel.pinned(statement, index) or statement.imports_tf_np \
         or "__all__" in statement.names or bool(statement.variables & conventional)
 
 
-def _outside_lines(statement: slicing._Statement) -> bool:
+def _outside_lines(statement: toplevel._Statement) -> bool:
     """Lines outside every function, not an import or a lone constant."""
-    return slicing.outside_functions(statement) and not slicing.heading(statement.node)
+    return toplevel.outside_functions(statement) and not toplevel.heading(statement.node)
 
 
-def _module_code(node: pytree.Base, statement: slicing._Statement, fixers: Sequence) -> bool:
+def _module_code(node: pytree.Base, statement: toplevel._Statement, fixers: Sequence) -> bool:
     """Code outside every function where a pattern of ``fixers`` (the
     enabled recipes') matches a node. Asked once per statement node and
     set of fixers."""
@@ -165,15 +163,15 @@ def to_revisit(before: Sequence[Tuple[pytree.Base, int]], after: pytree.Node,
     if len(made) == len(_statements(after.children)):
         return None  # a full parse: nothing is known to be the same
     changed = [_facts(node) for node in gone + made]
-    if any(s is None or s.reads_attributes or _outside_lines(s) and not isinstance(s.node, slicing._NAMED)
+    if any(s is None or s.reads_attributes or _outside_lines(s) and not isinstance(s.node, toplevel._NAMED)
            for s in changed):
         return None
     revisit = {id(child) for child in made}
     facts = [_facts(child) for child in _statements(after.children)]
     if None in facts:
         return None
-    conventional = slicing.presumed_aliases([_facts(node) for node in _statements(n for n, _ in before)]) \
-        | slicing.presumed_aliases(facts)
+    conventional = toplevel.presumed_aliases([_facts(node) for node in _statements(n for n, _ in before)]) \
+        | toplevel.presumed_aliases(facts)
     if any(_in_every_closure(s, 0, conventional) for s in changed):  # at the head, if a constant
         return None
     others = [(index, child, s) for index, (child, s) in enumerate(zip(_statements(after.children), facts))
@@ -189,10 +187,10 @@ def to_revisit(before: Sequence[Tuple[pytree.Base, int]], after: pytree.Node,
             offered |= s.binds | s.imported | s.classes | s.by_string
             named |= s.names
             spelled |= s.leaves
-            words |= slicing.auto_name_words(s)
+            words |= toplevel.auto_name_words(s)
         depending = [(index, child, s) for index, child, s in others
                      if s.leaves & offered or s.functions & named or s.defined & spelled
-                     or slicing.auto_named(s, classes) & words]
+                     or toplevel.auto_named(s, classes) & words]
         if any(_in_every_closure(s, index, conventional) for index, _, s in depending):
             return None
         revisit.update(id(child) for _, child, _ in depending)
@@ -203,8 +201,8 @@ def to_revisit(before: Sequence[Tuple[pytree.Base, int]], after: pytree.Node,
 
 
 def context_of(tree: pytree.Node, revisit: Set[int], fixers: Sequence) -> Optional[Context]:
-    """What a pass visiting the statements in ``revisit`` needs: slicing's
-    kept set for them (and the end marker), so the model answers there as
+    """What a pass visiting the statements in ``revisit`` needs: the
+    closure of them (and the end marker), so the model answers there as
     on the whole tree, and what the others hold; None (the whole tree) when
     a pattern of ``fixers`` matches one of them outside its functions.
     Every statement has been read (``to_revisit``)."""
@@ -212,11 +210,11 @@ def context_of(tree: pytree.Node, revisit: Set[int], fixers: Sequence) -> Option
     statements = []
     for child, line in traversal.spans(tree):
         if child.type != token.ENDMARKER:
-            statements.append(slicing.moved(_facts(child), line - 1))
+            statements.append(toplevel.moved(_facts(child), line - 1))
     visited = {i for i, child in enumerate(children) if id(child) in revisit}
     if any(_module_code(children[i], statements[i], fixers) for i in visited):
         return None
-    kept = slicing.closure(statements, visited)
+    kept = toplevel.closure(statements, visited)
     left = [s for i, s in enumerate(statements) if i not in kept]
     kept |= {i for i, child in enumerate(children) if child.type == token.ENDMARKER}
-    return Context([children[i] for i in sorted(kept)], slicing.also_unseen(left))
+    return Context([children[i] for i in sorted(kept)], toplevel.also_unseen(left))

@@ -51,9 +51,7 @@ class Recipe:
     (the text and its stdlib ``ast``: CPython's C parser is several times
     faster than fissix's): it must answer truthy for every file in which the
     recipe could report anything. It may answer True (anywhere) or the list
-    of ``ast`` nodes where a finding can be: then only the top-level
-    statements holding them (and what they need, migrate/slicing.py) are
-    parsed by fissix, so every finding must lie inside one of them.
+    of ``ast`` nodes where a finding can be (none: the file is ruled out).
     ``before_fails`` names what the runner must see go
     wrong in this recipe's `before` fixtures: ``"none-gradient"``,
     ``"graph-error"``, ``"completeness"``, or None for a behaviour-preserving

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, List, Optional, Seq
 from fissix import pygram, pytree
 from fissix.pgen2 import token
 
-from . import slicing
+from . import toplevel
 from .recipe import PassContext, Recipe, running, stop_running
 
 if TYPE_CHECKING:
@@ -85,8 +85,8 @@ def run(recipes: Sequence[Recipe], tree: pytree.Node, path: str, contexts: Dict[
     the recipes not named in ``everywhere`` visit (migrate/incremental.py).
     When every recipe is so restricted, only those statements are walked,
     and with ``context`` (top-level statements of ``tree`` holding them and
-    their closure, migrate/slicing.py, and what the others hold) the pass
-    sees a module of those statements alone, as a sliced run does."""
+    their closure, migrate/toplevel.py, and what the others hold) the pass
+    sees a module of those statements alone."""
     state = Pass(tree, contexts, spans(tree), within=within, everywhere=everywhere)
     token = _active.set(state)
     walked, part = _Statements(tree, tree.children), None
@@ -95,7 +95,7 @@ def run(recipes: Sequence[Recipe], tree: pytree.Node, path: str, contexts: Dict[
         root = part.root if part is not None else tree
         walked = _Statements(root, [child for child in root.children if id(child) in within])
     try:
-        with slicing.running(context.unseen if part is not None else slicing.unseen()):
+        with toplevel.running(context.unseen if part is not None else toplevel.unseen()):
             tool(recipes).refactor_tree(walked, path)
     finally:
         _active.reset(token)

@@ -396,7 +396,7 @@ def _may_differentiate_a_watched_input(facts: SourceFacts) -> List[ast.AST]:
     or more, its target not a loss (``_a_loss``): those calls, and those
     tapes outside every function. A tape in a function is read only by a
     call its name reaches (``binder``): in the same top-level statement, or
-    bound by ``global`` (slicing's closure keeps it). The calls are indexed
+    bound by ``global`` (a restricted pass's closure keeps it). The calls are indexed
     by receiver once (a scan of the file's calls per tape made a file of
     many tapes quadratic)."""
     watching = [(stmt, tape) for stmt, tape in tapes(facts) if any(method_calls(stmt, tape, "watch"))]

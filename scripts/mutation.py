@@ -54,7 +54,7 @@ TESTS: Dict[str, List[str]] = {
                     "values")},
     # what a class's construction touches: only unused-model-instance asks
     "recipes/_model/construction.py": [*MODEL_TESTS, "tests/recipes/test_unused_model_instance.py"],
-    "migrate/slicing.py": ["tests/test_slicing.py", "tests/test_mutants_engine.py"],
+    "migrate/toplevel.py": ["tests/test_toplevel.py", "tests/test_incremental.py"],
     "migrate/cache.py": ["tests/test_scale.py", "tests/test_mutants_engine.py"],
 }
 STATUSES = ("killed", "survived", "timeout", "suspicious", "no tests", "skipped",

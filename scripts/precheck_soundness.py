@@ -3,12 +3,10 @@
 For every .py file under the given directories (default: the installed
 tf_keras, keras and tensorflow/python sources, as scripts/corpus_sweep.py),
 the engine runs every recipe with unsafe fixes on, in `check` mode
-(isolated) and in `fix` mode (chained), once as shipped (sliced: fissix parses
-only the top-level statements the prechecks point at, migrate/slicing.py),
-once shipped but parsing the whole text, and once with every recipe's
-tokens and precheck removed. Any file whose status, output or findings
-differ is printed: a precheck that stopped a file the recipe would have
-reported on, or a slice that lost what a finding depends on. One difference is expected and listed apart: a file
+(isolated) and in `fix` mode (chained), once as shipped and once with every
+recipe's tokens and precheck removed. Any file whose status, output or
+findings differ is printed: a precheck that stopped a file the recipe would
+have reported on. One difference is expected and listed apart: a file
 fissix cannot parse is "skipped" when parsed, but "unchanged" when no recipe
 can match it and so it is never parsed. Slow (the unfiltered run parses
 every file for every recipe): a few minutes on 2 cores.
@@ -19,7 +17,7 @@ installed tf_keras sources with FINDING_TAIL appended to every file: code
 that is a finding for several recipes only through other top-level
 statements (a tape in one function calling a NumPy writer in another, an
 output width known through a call site, a Keras auto-name spelled in a
-later function), so a slice that loses what a finding depends on shows up
+later function), so a precheck that misses what a finding depends on shows up
 in every file, whatever the file around it holds.
 
 Usage: python scripts/precheck_soundness.py [DIR ...] [--finding-copy DIR] [--jobs N]
@@ -103,9 +101,8 @@ def _tf_migrate_case(x):
 UNFILTERED = tuple(dataclasses.replace(r, tokens=(), precheck=None) for r in SHIPPED)
 
 
-def _answer(source: str, recipes, isolated: bool, sliced: bool = True) -> tuple:
-    result = transform(source, "file.py", Options(recipes, unsafe_fixes=True, isolated=isolated),
-                       sliced=sliced)
+def _answer(source: str, recipes, isolated: bool) -> tuple:
+    result = transform(source, "file.py", Options(recipes, unsafe_fixes=True, isolated=isolated))
     return (result.status, result.output,
             [(d.recipe, d.line, d.column, d.end_line, d.end_column, d.message, d.applied, d.fix,
               d.after) for d in result.diagnostics])
@@ -121,9 +118,7 @@ def compare(path: str) -> Tuple[str, List[str], bool]:
     for mode, isolated in (("check", True), ("fix", False)):
         shipped, unfiltered = _answer(source, SHIPPED, isolated), _answer(source, UNFILTERED, isolated)
         found = found or bool(shipped[2])
-        if shipped != _answer(source, SHIPPED, isolated, sliced=False):
-            differ.append(f"{mode}: sliced")
-        elif shipped[1:] != unfiltered[1:]:
+        if shipped[1:] != unfiltered[1:]:
             differ.append(f"{mode}: findings or output")
         elif shipped[0] != unfiltered[0]:
             expected = (shipped[0], unfiltered[0]) == (Status.UNCHANGED, Status.SKIPPED) \
@@ -164,7 +159,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                 changed += any(not d.endswith("never parsed") for d in differ)
                 print(f"{path}: {'; '.join(differ)}", flush=True)
     print(f"{len(paths)} files, {with_findings} with findings, {changed} answer(s) changed "
-          "by the prefilter or the slicing")
+          "by the prefilter")
     return 1 if changed else 0
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ import pytest
 
 from fissix.fixer_util import find_root
 
-from migrate import engine, incremental, slicing, traversal
+from migrate import engine, incremental, toplevel, traversal
 from migrate.engine import Options, transform
 from migrate.recipe import Recipe, propose
 from migrate.registry import all_recipes
@@ -119,7 +119,7 @@ def _module_seen(node, capture, filename) -> bool:
     functions = {child.children[1].value for child in top.parent.children
                  if child.type == traversal.pygram.python_symbols.funcdef}
     if top.type == traversal.pygram.python_symbols.funcdef:
-        SEEN.append((top.children[1].value, functions, slicing.unseen().names))
+        SEEN.append((top.children[1].value, functions, toplevel.unseen().names))
     return True
 
 

@@ -1,7 +1,7 @@
 """Prechecks cannot lose a finding: every fixture, every corpus program
 (notebooks too) and a fixed sample of every generated variant family gives
 the same findings, fixes and output with every recipe's text tokens and
-precheck (and so the slicing they drive) switched off, as
+precheck switched off, as
 scripts/precheck_soundness.py does on library code."""
 
 from __future__ import annotations

@@ -188,50 +188,6 @@ def test_benchmark_candidate_tail_is_every_recipes_candidate_and_no_finding():
     assert (result.status.value, result.diagnostics) == ("unchanged", [])
 
 
-# -- slicing: fissix parses only the top-level statements a precheck points
-# at (and their closure, migrate/slicing.py); the answer is the whole text's
-
-ALL = tuple(RECIPES.values())
-
-
-def _full_answer(source: str, path: str, sliced: bool, isolated: bool) -> tuple:
-    result = transform(source, path, Options(ALL, unsafe_fixes=True, isolated=isolated), sliced=sliced)
-    return (result.status, result.output, result.reason,
-            [(d.recipe, d.line, d.column, d.end_line, d.end_column, d.message, d.applied, d.fix, d.after)
-             for d in result.diagnostics])
-
-
-# a top-level function no precheck points at, which reads nothing the rest defines
-UNRELATED = '''
-
-def unrelated_helper(values):
-    """Sums values; no recipe's pattern."""
-    total = 0
-    for value in values:
-        total += value
-    return total
-'''
-
-
-@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
-@pytest.mark.parametrize("isolated", [True, False], ids=["check", "fix"])
-def test_slicing_changes_no_answer(case, isolated):
-    """Every fixture, as it is and with an unrelated function before and after
-    it, with all recipes, in check and fix mode: sliced == whole."""
-    for path in filter(None, (case.before, case.after)):
-        source = path.read_text()
-        for variant in (source, UNRELATED.lstrip() + "\n" + source + UNRELATED):
-            assert _full_answer(variant, str(path), True, isolated) == \
-                _full_answer(variant, str(path), False, isolated)
-
-
-@pytest.mark.parametrize("case", [c for c in CASES if c.after], ids=lambda c: c.id)
-def test_slicing_changes_no_answer_on_fixture_variants(case):
-    for source in _without_one_statement(case):
-        assert _full_answer(source, "variant.py", True, False) == \
-            _full_answer(source, "variant.py", False, False)
-
-
 # -- the text gates and sharper prechecks: each spelling the semantic model
 # follows still reaches the recipe (with its finding), and each near miss
 # (the pattern in a docstring or comment, a base the model knows for no

@@ -290,7 +290,7 @@ def test_key_covers_content_path_options_and_recipe_source(tmp_path):
 
 def test_key_covers_every_module_a_result_depends_on():
     """The semantic model and the fissix helpers live in subpackages of
-    recipes/, the traversal, slicing, incremental passes and edit mapping in
+    recipes/, the traversal, top-level closure, incremental passes and edit mapping in
     migrate/: editing any of them must invalidate the cache."""
     import recipes
 
@@ -299,7 +299,7 @@ def test_key_covers_every_module_a_result_depends_on():
     assert set(package.rglob("*.py")) <= files
     assert set(Path(cache_mod.__file__).resolve().parent.glob("*.py")) <= files
     assert {p.name for p in files if p.parent.name == "migrate"} >= {
-        "engine.py", "slicing.py", "incremental.py", "reparse.py", "traversal.py", "edits.py"}
+        "engine.py", "toplevel.py", "incremental.py", "reparse.py", "traversal.py", "edits.py"}
 
 
 def test_key_names_the_installed_fissix_and_bowler():

@@ -12,7 +12,7 @@ from typing import Iterator, List, Optional, Set, Tuple
 from fissix.pgen2 import token
 from fissix.pytree import Leaf
 
-from migrate.slicing import unseen
+from migrate.toplevel import unseen
 from recipes._fissix.nodes import is_name, name_leaves, syms
 
 LAYOUT = (token.NEWLINE, token.INDENT, token.DEDENT, token.ENDMARKER)  # tokens between statements
@@ -128,7 +128,7 @@ def reads(node, name: str) -> bool:
 
 def scope_names(scope) -> Set[str]:
     """Every NAME spelled anywhere in a scope (for picking fresh names); for
-    the module, also in the statements a sliced run does not see."""
+    the module, also in the statements a restricted pass does not see."""
     names = {leaf.value for leaf in scope.leaves() if leaf.type == token.NAME}
     return names | unseen().names if scope.type == syms.file_input else names
 

@@ -45,7 +45,7 @@ import gc
 from bisect import bisect_left, bisect_right
 from typing import Dict, FrozenSet, List, Optional, Set
 
-from migrate.slicing import unseen
+from migrate.toplevel import unseen
 
 from . import flow
 from ._tree import split_arguments, syms, token
@@ -535,8 +535,8 @@ class Model:
     def _find_call_sites(self, function) -> Optional[List]:
         name = function.children[1]
         method = self.method_class(function) is not None
-        # named in a statement this run does not see; the slice keeps every statement naming a
-        # module-level function (migrate/slicing.py), so there its name is an attribute's
+        # named in a statement this run does not see; a restricted pass keeps every statement naming a
+        # module-level function (migrate/toplevel.py), so there its name is an attribute's
         if name.value in unseen().names and not _at_module_level(function):
             return None
         shift = 1 if method and not self.is_static(function) else 0

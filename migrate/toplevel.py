@@ -1,35 +1,25 @@
-"""Parse only the top-level statements the prechecks point at.
-
-fissix is pure Python, several times slower than CPython's parser; a file
-that passes every precheck because of one function would otherwise be
-parsed whole. The prechecks (stdlib ``ast``) say where each recipe's pattern
-can be; the fissix run then sees the top-level statements holding those
-places, the module code that imports, may stop the model's walk or reaches
-the whole module, and the closure of what the semantic model and the
-recipes read across top-level statements (``_Closure``). Every other
-top-level statement's lines become placeholder comments, one per line, so
-positions stay those of the input; the output's placeholders are then put
-back. What the elided statements hold that is asked of the whole module by
-name (their NAME leaves) is handed to the run (``unseen``). Any doubt (a
-place outside every function; a placeholder lost, moved or edited; an edit
-touching one; an error) and the engine runs on the whole text instead.
+"""What each top-level statement reads, binds and calls (``read``, from
+CPython's ``ast``), and which others a pass visiting some of them needs
+(``closure``): the facts migrate/incremental.py keeps per statement to run
+a pass over the statements a change touched and their closure. What the
+statements left out of such a pass hold, asked of the whole module by name
+(their NAME leaves), is handed to the run (``unseen``), for the semantic
+model and the recipes' scope questions.
 """
 
 from __future__ import annotations
 
 import ast
 import re
-from bisect import bisect_left, bisect_right
+from bisect import bisect_right
 from contextlib import contextmanager
 from contextvars import ContextVar
 from itertools import accumulate
 from dataclasses import dataclass, field, fields, replace
-from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
+from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Set, Tuple
 
 from .conventions import CONVENTIONAL, MUTATORS
-from .result import Diagnostic
 
-MARK = "# tf-migrate:elided"
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n|$)")  # lines as CPython counts them (see lines_of)
 # `\bwith`, the boundary asked after the literal: a pattern that starts with a
 # literal skips ahead to it, one that starts with `\b` tries every position
@@ -96,62 +86,6 @@ class _Statement:
     module_wide: bool = False  # reaches the whole module (a call), or fissix may reject its syntax
 
 
-@dataclass
-class Slice:
-    """The text the fissix run sees, and how to put the elided lines back."""
-
-    text: str
-    elided: Dict[int, str]  # 0-based line index -> the input's line (with its ending)
-    unseen: Unseen = Unseen()  # what the elided statements hold
-
-    def running(self) -> Iterator[None]:
-        """While the fissix run works on ``text``, ``unseen()`` answers what
-        the elided statements hold."""
-        return running(self.unseen)
-
-    def restore(self, output: str) -> Optional[str]:
-        """``output`` with every placeholder replaced by its input line; None
-        unless each placeholder is there once, intact, in order, under the
-        line that was above its run in the input."""
-        lines = lines_of(output)
-        if lines and lines[-1] == "":
-            lines.pop()
-        wanted = {_placeholder(i): i for i in self.elided}
-        found: List[int] = []
-        positions: Dict[int, int] = {}
-        for position, line in enumerate(lines):
-            if MARK in line:
-                index = wanted.get(line.rstrip("\r\n"))
-                if index is None or index in positions:
-                    return None
-                positions[index] = position
-                found.append(index)
-        if found != sorted(self.elided):
-            return None
-        source = lines_of(self.text)
-        for index, position in positions.items():
-            if index - 1 in self.elided:
-                if positions[index - 1] != position - 1:
-                    return None
-            elif (source[index - 1] if index else None) != (lines[position - 1] if position else None):
-                return None
-            lines[position] = self.elided[index]
-        return "".join(lines)
-
-    def touched_by(self, diagnostics: Sequence[Diagnostic]) -> bool:
-        """Does any fix edit (relative to the input) reach a placeholder line?"""
-        lines = sorted(self.elided)
-        for diagnostic in diagnostics:
-            for edit in diagnostic.fix or ():
-                if MARK in edit.replacement:
-                    return True
-                last = edit.end_line if edit.end_column > 1 else edit.end_line - 1
-                first = bisect_left(lines, edit.line - 1)  # the first elided line at or after the edit's
-                if first < len(lines) and lines[first] <= max(last, edit.line) - 1:
-                    return True
-        return False
-
-
 @contextmanager
 def running(hidden: Unseen) -> Iterator[None]:
     """``unseen()`` answers ``hidden`` meanwhile."""
@@ -172,40 +106,6 @@ def also_unseen(statements: Iterable[_Statement]) -> Unseen:
     return Unseen(frozenset(names), reads_attributes)
 
 
-def cut(text: str, tree: ast.Module, places: Iterable[ast.AST]) -> Optional[Slice]:
-    """The Slice of ``text`` keeping the top-level statements holding
-    ``places`` and their closure; None when nothing would be left out, or
-    when a place is not inside a function (recipes ask about its scope, the
-    module, by walking all of it)."""
-    if MARK in text:
-        return None
-    lines = lines_of(text)
-    statements = _statements(tree, text, lines)
-    starts = [s.first + 1 for s in statements]
-    kept: Set[int] = set()
-    for place in places:
-        line = getattr(place, "lineno", 0)
-        index = _holder(starts, line)
-        if index is None or not any(a <= line <= b for a, b in statements[index].function_lines):
-            return None  # module-level code: recipes scan the module's scope, elided code too
-        kept.add(index)
-    kept = closure(statements, kept)
-    if len(kept) == len(statements):
-        return None
-    out = list(lines)
-    elided: Dict[int, str] = {}
-    left = [statement for index, statement in enumerate(statements) if index not in kept]
-    for statement in left:
-        for line in range(statement.first, statement.last + 1):
-            elided[line] = lines[line]
-            body = lines[line].rstrip("\r\n")
-            out[line] = _placeholder(line) + lines[line][len(body):]
-    if not elided:
-        return None
-    names = set().union(*(statement.leaves for statement in left))
-    return Slice("".join(out), elided, Unseen(frozenset(names), any(s.reads_attributes for s in left)))
-
-
 def lines_of(text: str) -> List[str]:
     """``_LINE.findall(text)``: the lines as CPython counts them, each with
     its end, and an empty last one. Without a carriage return, ``str.split``
@@ -218,11 +118,6 @@ def lines_of(text: str) -> List[str]:
         lines.append(parts[-1])
     lines.append("")
     return lines
-
-
-def _placeholder(index: int) -> str:
-    """The comment standing for the input's line ``index`` (0-based)."""
-    return f"{MARK} {index}"
 
 
 def _statements(tree: ast.Module, text: str, lines: List[str]) -> List[_Statement]:
@@ -296,7 +191,7 @@ def moved(statement: _Statement, by: int) -> _Statement:
 
 def outside_functions(statement: _Statement) -> bool:
     """Has it lines outside every function it defines (decorators, a class
-    line, module code)? A place there makes recipes scan the module (cut)."""
+    line, module code)? A change there makes recipes scan the module."""
     line = statement.first + 1
     for first, last in sorted(statement.function_lines):
         if first > line:
