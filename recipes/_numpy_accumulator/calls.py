@@ -5,7 +5,7 @@ and NumPy reductions or conversions of a tensor (-> ``tf.reduce_*``...)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import List, Optional, Set
+from typing import List, Optional
 
 from migrate.recipe import propose
 from recipes._fissix import call_parts, contains, is_call, is_name, parse_expression, scope_nodes, source, syms
@@ -45,17 +45,9 @@ def _tensor_list(expr, analysis: Analysis) -> bool:
         return analysis.is_tensor(values[0])
     appended = [call_parts(n)[1] for n in scope_nodes(analysis.function)
                 if is_call(n) and (call_parts(n) or ("",))[0] == f"{name}.append"]
-    layers = _layer_loop_variables(analysis.function)
-    return bool(appended) and all(len(a) == 1 and (analysis.is_tensor(a[0]) or is_call(a[0])
-                                                   and source(a[0].children[0]).strip() in layers)
-                                  for a in appended)
-
-
-def _layer_loop_variables(function) -> Set[str]:
-    """``layer`` of ``for layer in self.blocks:``: calling it calls a layer."""
-    return {n.children[1].value for n in scope_nodes(function)
-            if n.type == syms.for_stmt and is_name(n.children[1])
-            and source(n.children[3]).strip().startswith("self.")}
+    # `layer(x)` of `for layer in self.blocks:` is a tensor when the model's
+    # kinds say the loop gives layers; an attribute it cannot type is not one
+    return bool(appended) and all(len(a) == 1 and analysis.is_tensor(a[0]) for a in appended)
 
 
 def _list_conversion_fix(call, analysis: Analysis) -> Optional[str]:

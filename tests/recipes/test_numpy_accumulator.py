@@ -511,6 +511,38 @@ def test_seed_rewritten_by_the_safe_recipes_trains(tmp_path):
 # --- failure classes of issue 11 ----------------------------------------------
 
 CASES = [
+    invalid("stack_of_a_layer_list_loop", """
+        import numpy as np
+        import tensorflow as tf
+
+
+        class Tower(tf.keras.Model):
+            def __init__(self):
+                super().__init__()
+                self.blocks = [tf.keras.layers.Dense(4) for _ in range(3)]
+
+            def call(self, x):
+                parts = []
+                for layer in self.blocks:
+                    parts.append(layer(x))
+                return np.stack(parts)
+        """, "the model's kinds: a step of self.blocks is a Dense layer, its call a tensor",
+        safety="safe", fixable=True),
+    valid("stack_of_untyped_attribute_loop", """
+        import numpy as np
+        import tensorflow as tf
+
+
+        class Scorer:
+            def step(self, x):
+                with tf.GradientTape() as tape:
+                    parts = []
+                    for fn in self.fns:
+                        parts.append(fn(x))
+                    loss = np.stack(parts)
+                return tape.gradient(loss, self.w)
+        """, "self.fns is nothing the model can type: a loop over an attribute of self is no evidence "
+             "that its calls give tensors"),
     invalid("layer_call_in_a_loop", """
         import numpy as np
         import tensorflow as tf
