@@ -161,7 +161,7 @@ from recipes._fissix import (
 from recipes._model import Model, model_of
 from recipes._numpy_accumulator import scatter
 from recipes._numpy_accumulator.buffers import Analysis, Buffer, _INTEGERS, _numpy_calls_of
-from recipes._numpy_accumulator.calls import _fix_list_conversions, _fix_numpy_on_tensors
+from recipes._numpy_accumulator.calls import CallFix, list_conversion_fixes, numpy_on_tensor_fixes, rewrite_calls
 from recipes._numpy_accumulator.precheck import _may_fill_a_numpy_buffer
 from recipes._numpy_accumulator.tensor_array import (
     _for_a_tensor_array, _lift_tensor_bound_loops, _merge_conversion, _rewrite, _stack_after_loop,
@@ -226,17 +226,25 @@ def _sampled(value, model) -> bool:
 @dataclass
 class _Plan:
     """What the filter decided for one function: its buffers that receive
-    tensors (each with its fix, or the reason there is none), in line order."""
+    tensors (each with its fix, or the reason there is none), in line order,
+    then its NumPy calls on a list of tensors and on tensors. The calls are
+    decided on the function as it is: a rewrite before them (a buffer, a
+    list conversion) changes what is a tensor, so then they are decided
+    again on a model of the rewritten function."""
 
     function: object
     analysis: Analysis
     buffers: List[Buffer]
+    list_conversions: List[CallFix]
+    numpy_on_tensors: List[CallFix]
 
     @classmethod
     def of(cls, function, model) -> "_Plan":
         analysis = Analysis(function, model)
         found = sorted((b for b in analysis.buffers if _examine(b, analysis)), key=lambda b: start(b.write))
-        return cls(function, analysis, found)
+        if not analysis.numpy_calls():  # neither finds a call: spare their analyses
+            return cls(function, analysis, found, [], [])
+        return cls(function, analysis, found, list_conversion_fixes(analysis), numpy_on_tensor_fixes(analysis))
 
 
 @dataclass
@@ -325,14 +333,17 @@ def _rewrite_function(plan: _Plan, module: _Module) -> None:
             _merge_conversion(buffer, tf or "tf")
     _lift_tensor_bound_loops(arrays, tf or "tf")
     rewritten = bool(fixes)
-    calls = _numpy_calls_of(function, analysis.imports) if rewritten else analysis.numpy_calls()
-    if calls:  # else neither finds a call: spare their analyses
-        # an analysis and the model hold the function's nodes: a rewrite makes
-        # them stale (a model of the rewritten tree, for this function only), else they are reused
-        analysis = _reanalysed(function) if rewritten else analysis
-        converted = _fix_list_conversions(analysis)
-        analysis = _reanalysed(function) if converted else analysis
-        rewritten = _fix_numpy_on_tensors(analysis) or converted or rewritten
+    # the plan's calls are decided on the function as it was: after a rewrite,
+    # on a model of the rewritten tree
+    lists, on_tensors, fresh = plan.list_conversions, plan.numpy_on_tensors, None
+    if rewritten:
+        fresh = _reanalysed(function) if _numpy_calls_of(function, analysis.imports) else None
+        lists = list_conversion_fixes(fresh) if fresh else []
+    converted = rewrite_calls(lists)
+    if rewritten or converted:
+        fresh = _reanalysed(function) if converted else fresh
+        on_tensors = numpy_on_tensor_fixes(fresh) if fresh else []
+    rewritten = rewrite_calls(on_tensors) or converted or rewritten
     if rewritten and tf is None and keras_ops is None:
         add_import(find_root(function), "import tensorflow as tf")
         module.tf = "tf"

@@ -4,7 +4,8 @@ and NumPy reductions or conversions of a tensor (-> ``tf.reduce_*``...)."""
 
 from __future__ import annotations
 
-from typing import List, Optional, Set
+from dataclasses import dataclass
+from typing import List, Optional
 
 from migrate.recipe import propose
 from recipes._fissix import call_parts, contains, is_call, is_name, parse_expression, scope_nodes, source, syms
@@ -44,17 +45,9 @@ def _tensor_list(expr, analysis: Analysis) -> bool:
         return analysis.is_tensor(values[0])
     appended = [call_parts(n)[1] for n in scope_nodes(analysis.function)
                 if is_call(n) and (call_parts(n) or ("",))[0] == f"{name}.append"]
-    layers = _layer_loop_variables(analysis.function)
-    return bool(appended) and all(len(a) == 1 and (analysis.is_tensor(a[0]) or is_call(a[0])
-                                                   and source(a[0].children[0]).strip() in layers)
-                                  for a in appended)
-
-
-def _layer_loop_variables(function) -> Set[str]:
-    """``layer`` of ``for layer in self.blocks:``: calling it calls a layer."""
-    return {n.children[1].value for n in scope_nodes(function)
-            if n.type == syms.for_stmt and is_name(n.children[1])
-            and source(n.children[3]).strip().startswith("self.")}
+    # `layer(x)` of `for layer in self.blocks:` is a tensor when the model's
+    # kinds say the loop gives layers; an attribute it cannot type is not one
+    return bool(appended) and all(len(a) == 1 and analysis.is_tensor(a[0]) for a in appended)
 
 
 def _list_conversion_fix(call, analysis: Analysis) -> Optional[str]:
@@ -74,32 +67,49 @@ def _list_conversion_fix(call, analysis: Analysis) -> Optional[str]:
     return f"{p}.stack({items}" + (f", axis={axis_text})" if axis is not None else ")")
 
 
-def _fix_list_conversions(analysis: Analysis) -> bool:
-    """Report (and fix) every NumPy conversion of a list of tensors."""
-    return _rewrite_calls(analysis, _list_conversions, _list_conversion_fix, lambda call: (
+@dataclass
+class CallFix:
+    """What the filter decided for one NumPy call: the finding's message,
+    its fix (None: reported only) and the node the fix replaces (the call,
+    or a ``tf.constant(<call>)`` around it: of a tensor it raises in graph mode)."""
+
+    call: object
+    message: str
+    fix: Optional[str]
+    target: object
+
+
+def list_conversion_fixes(analysis: Analysis) -> List[CallFix]:
+    """The decisions on every NumPy conversion of a list of tensors."""
+    return _decide_calls(analysis, _list_conversions, _list_conversion_fix, lambda call: (
         f"`{source(call).strip()}` copies the tensors of the list into a NumPy array: "
         f"the tape stops there and gradients come back None (model.fit raises)",
         " (its arguments have no tf.stack/tf.concat equivalent)"))
 
 
-def _rewrite_calls(analysis: Analysis, find, fix_of, explain) -> bool:
-    """Propose ``fix_of(call)`` for each call ``find`` names; ``explain``
-    gives the message and the reason added when there is no fix. A
-    ``tf.constant(<call>)`` around it goes too: of a tensor it raises in
-    graph mode."""
+def _decide_calls(analysis: Analysis, find, fix_of, explain) -> List[CallFix]:
+    """A decision for each call ``find`` names: ``fix_of(call)``, and the
+    message ``explain`` gives, with its reason when there is no fix."""
     if not analysis.settled:
         analysis.settle_tensor_names()
-    rewritten = False
+    decided = []
     for call in find(analysis):
         fix = fix_of(call, analysis)
         message, no_fix = explain(call)
         message += f"; use `{fix}`" if fix else no_fix
-        if propose(call, message, fixable=fix is not None):
-            wrapper = constant_around(call, analysis.model)
-            target = wrapper if wrapper is not None else call
-            replacement = parse_expression(fix)
-            replacement.prefix = target.prefix
-            target.replace(replacement)
+        wrapper = constant_around(call, analysis.model)
+        decided.append(CallFix(call, message, fix, wrapper if wrapper is not None else call))
+    return decided
+
+
+def rewrite_calls(decided: List[CallFix]) -> bool:
+    """Report each decision and rewrite those to apply now; True when one was."""
+    rewritten = False
+    for decision in decided:
+        if propose(decision.call, decision.message, fixable=decision.fix is not None):
+            replacement = parse_expression(decision.fix)
+            replacement.prefix = decision.target.prefix
+            decision.target.replace(replacement)
             rewritten = True
     return rewritten
 
@@ -161,8 +171,9 @@ def _numpy_on_tensor_fix(call, analysis: Analysis) -> Optional[str]:
     return equivalent(function, tensor, positional[1:], keywords, analysis.tf, ops)
 
 
-def _fix_numpy_on_tensors(analysis: Analysis) -> bool:
-    return _rewrite_calls(analysis, _numpy_on_tensors, _numpy_on_tensor_fix, lambda call: (
+def numpy_on_tensor_fixes(analysis: Analysis) -> List[CallFix]:
+    """The decisions on every NumPy call computing on a tensor."""
+    return _decide_calls(analysis, _numpy_on_tensors, _numpy_on_tensor_fix, lambda call: (
         f"`{source(call).strip()}` computes with NumPy on a tensor: the result is a "
         f"constant to the tape, so gradients come back None (model.fit raises)",
         f" (`{call_parts(call)[0]}` has no tf.* equivalent this recipe knows)"))

@@ -511,6 +511,38 @@ def test_seed_rewritten_by_the_safe_recipes_trains(tmp_path):
 # --- failure classes of issue 11 ----------------------------------------------
 
 CASES = [
+    invalid("stack_of_a_layer_list_loop", """
+        import numpy as np
+        import tensorflow as tf
+
+
+        class Tower(tf.keras.Model):
+            def __init__(self):
+                super().__init__()
+                self.blocks = [tf.keras.layers.Dense(4) for _ in range(3)]
+
+            def call(self, x):
+                parts = []
+                for layer in self.blocks:
+                    parts.append(layer(x))
+                return np.stack(parts)
+        """, "the model's kinds: a step of self.blocks is a Dense layer, its call a tensor",
+        safety="safe", fixable=True),
+    valid("stack_of_untyped_attribute_loop", """
+        import numpy as np
+        import tensorflow as tf
+
+
+        class Scorer:
+            def step(self, x):
+                with tf.GradientTape() as tape:
+                    parts = []
+                    for fn in self.fns:
+                        parts.append(fn(x))
+                    loss = np.stack(parts)
+                return tape.gradient(loss, self.w)
+        """, "self.fns is nothing the model can type: a loop over an attribute of self is no evidence "
+             "that its calls give tensors"),
     invalid("layer_call_in_a_loop", """
         import numpy as np
         import tensorflow as tf
@@ -706,7 +738,7 @@ def _root(node):
 @pytest.fixture
 def analyses(monkeypatch):
     """The Analysis objects built, and for each one the two NumPy-call
-    rewrites were handed: whether every node it bound was still in the tree."""
+    decisions were handed: whether every node it bound was still in the tree."""
     from recipes import numpy_accumulator as module
 
     seen = {"built": [], "used": []}
@@ -716,16 +748,16 @@ def analyses(monkeypatch):
         seen["built"].append(self)
         build(self, *args)
 
-    def using(rewrite):
+    def using(decide):
         def use(analysis):
             root = _root(analysis.function)
             seen["used"].append((analysis, all(_root(value) is root for values in analysis.bound.values()
                                                for value in values)))
-            return rewrite(analysis)
+            return decide(analysis)
         return use
 
     monkeypatch.setattr(module.Analysis, "__init__", counting)
-    for name in ("_fix_list_conversions", "_fix_numpy_on_tensors"):
+    for name in ("list_conversion_fixes", "numpy_on_tensor_fixes"):
         monkeypatch.setattr(module, name, using(getattr(module, name)))
     return seen
 
@@ -741,7 +773,8 @@ def test_a_rewrite_makes_the_next_rewrite_analyse_the_function_again(analyses):
     result = transform(dedent(THREE_FINDINGS), "m.py", Options(tuple(resolve([NA])), unsafe_fixes=True))
     assert [d.applied for d in result.diagnostics] == [True, True, True]
     assert "tf.stack(parts)" in result.output and "tf.reduce_mean(self.dense(x))" in result.output
-    first_pass = analyses["used"][:2]
+    planned, first_pass = analyses["used"][:2], analyses["used"][2:4]
     assert all(current for _, current in analyses["used"])  # no analysis outlived its nodes
-    assert len({id(analysis) for analysis, _ in first_pass}) == 2  # the buffer's, the stack's rewrite
+    assert all(analysis is analyses["built"][0] for analysis, _ in planned)  # the filter's
+    assert len({id(analysis) for analysis, _ in first_pass}) == 2  # after the buffer's, the stack's rewrite
     assert not any(analysis is analyses["built"][0] for analysis, _ in first_pass)
