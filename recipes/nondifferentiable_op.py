@@ -59,10 +59,13 @@ CAVEATS:
 
 from __future__ import annotations
 
+import re
+
 from migrate.recipe import Recipe, propose
 from recipes._fissix import parse_expression, per_tree, shown, split_arguments, syms
 from recipes._model import model_of
-from recipes._model.differentiation import ROUNDING, library_op
+from recipes._model.differentiation import DIFFERENTIATING, ROUNDING, library_op
+from recipes._pyast import code_text
 
 _OPS = "'argmax'|'argmin'|'argsort'|'round'|'rint'|'floor'|'ceil'|'sign'|'cast'|'equal'|'not_equal'|" \
        "'greater'|'greater_equal'|'less'|'less_equal'|'logical_and'|'logical_or'|'logical_not'|'in_top_k'"
@@ -151,6 +154,17 @@ def _straight_through_parts(node):
     return operand, aliases[0]
 
 
+def _may_differentiate(facts) -> bool:
+    """Precheck: every target the walk starts from is named by a call of one
+    of DIFFERENTIATING's methods (a tape's ``gradient``, ``minimize``,
+    ``compile``; a Lambda or Keras ``call`` only counts in a module that
+    trains), so a module spelling none of them has no finding."""
+    return _DIFFERENTIATING_WORD.search(code_text(facts)) is not None
+
+
+_DIFFERENTIATING_WORD = re.compile(r"\b(?:" + "|".join(sorted(DIFFERENTIATING)) + r")\b")
+
+
 RECIPE = Recipe(
     id="nondifferentiable-op",
     summary="argmax/round/integer cast/comparison cuts every path to a differentiated loss (report; "
@@ -159,5 +173,6 @@ RECIPE = Recipe(
     query=lambda q: q.select(CALL).filter(_cuts_a_target).modify(_report),
     tokens=("argmax", "argmin", "argsort", "round", "rint", "floor", "ceil", "sign", "cast", "equal", "greater",
             "less", "logical_", "in_top_k"),
+    precheck=_may_differentiate,
     before_fails="none-gradient",
 )

@@ -73,6 +73,8 @@ ASSIGNS = frozenset({"assign", "assign_add", "assign_sub"})
 _VARIABLE_LISTS = frozenset({"trainable_variables", "variables", "weights", "trainable_weights"})
 _GRADIENT_METHODS = frozenset({"gradient", "jacobian", "batch_jacobian"})
 _TRAINING = frozenset({"gradient", "jacobian", "fit", "train_on_batch", "compile", "minimize", "fit_generator"})
+# every method whose call makes a differentiation target (or a training module): the recipes' precheck word list
+DIFFERENTIATING = _GRADIENT_METHODS | _TRAINING
 _LAMBDA_LAYERS = frozenset({"keras.layers.Lambda", "keras.layers.core.Lambda"})
 _BUDGET = 6000
 _DEPTH = 4
