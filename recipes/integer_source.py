@@ -30,8 +30,11 @@ tensors, a ``tf.*`` math op or ``tf.cast``, printing. Anything else
 (indexing with it, ``range(w)``, ``//``, ``%``, a function of the module or
 an integer tensor operand) makes the fix unsafe, and the message names it.
 For a layer's weight (``add_weight`` or ``self.w = tf.Variable(...)``) the
-reads are those of ``self.<attr>`` in the class's methods: ``inputs *
-self.w`` is unsafe, since Keras does not cast integer inputs.
+reads are those of ``self.<attr>`` in the class's methods. Arithmetic with
+one of ``call``'s inputs (``inputs * self.w``) makes it report only: Keras
+casts only floating inputs and TensorFlow's arithmetic wants one dtype, so
+where the integer weight worked that input was integer, and a float weight
+alone would fail there with a dtype mismatch.
 
 CAVEATS:
 - Only variables bound to a name or ``self.<attr>`` are followed; a variable
@@ -104,6 +107,7 @@ def _integer_variable(node, capture, filename) -> bool:
         if owner is None or not key.startswith("self."):
             return False
         capture["reasons"] = _attribute_reasons(model, owner, key[len("self."):])  # Keras differentiates it
+        capture["blocked"] = _meets_call_input(model, owner, key[len("self."):])
     else:
         reads = [leaf for leaf in s.name_reads(s.scope_of(node), key)
                  if any(b.node is node.parent.children[0] for b in model.reaching(key, leaf))]
@@ -220,7 +224,9 @@ def _float_variable(node, capture, filename) -> None:
                "a tape records no gradient through integers, so its gradient is None")
     safety, why = (None, "") if not reasons else ("unsafe", f"; unsafe: {reasons[0]}")
     module = _tf_module(model, node)
-    if module is None:
+    if capture.get("blocked"):
+        propose(node, f"{problem}: make it float, {capture['blocked']}", fixable=False)
+    elif module is None:
         propose(node, f"{problem}: make it float", fixable=False)
     elif propose(node, f"{problem}: make it float{why}", safety=safety):
         _make_float(module, node, positional, keywords)
@@ -267,6 +273,29 @@ def _attribute_reasons(model, cls, attr: str) -> List[str]:
     return reasons
 
 
+def _meets_call_input(model, cls, attr: str) -> Optional[str]:
+    """Why no dtype change alone is right: ``call`` does arithmetic between
+    ``self.<attr>`` and one of its inputs. Keras casts only floating inputs,
+    and TensorFlow's arithmetic wants one dtype, so wherever the integer
+    weight worked that input was integer: a float weight would raise a dtype
+    mismatch there; the input must become float too, the author's call."""
+    call = model.methods(cls).get("call")
+    if call is None:
+        return None
+    inputs = {leaf.value for leaf in s.name_leaves(call.children[2]) if leaf.value != "self"}
+    for node in call.pre_order():
+        kids = node.children if node.type == s.syms.power else ()
+        if len(kids) != 2 or not s.is_name(kids[0], "self") or s.code(kids[1]) != f".{attr}" \
+                or node.parent.type not in (s.syms.arith_expr, s.syms.term):
+            continue
+        met = [o for o in node.parent.children[::2] if o.type == s.token.NAME and o.value in inputs]
+        if met:
+            return (f"and `{met[0].value}` with it (`{s.shown(node.parent)}`, line {node.get_lineno()}): Keras "
+                    "does not cast integer inputs, so the float weight would meet an integer tensor (a dtype "
+                    "mismatch); no fix offered")
+    return None
+
+
 def _integer_weight(node, capture, filename) -> bool:
     model = model_of(node)
     if not s.is_name(node.children[0], "self") or len(node.children) != 3:
@@ -279,6 +308,8 @@ def _integer_weight(node, capture, filename) -> bool:
         return False
     capture["reasons"] = _attribute_reasons(model, owner, key[len("self."):]) \
         if key and key.startswith("self.") else ["the weight is not bound to an attribute of the layer"]
+    capture["blocked"] = _meets_call_input(model, owner, key[len("self."):]) \
+        if key and key.startswith("self.") else None
     return True
 
 
@@ -295,7 +326,9 @@ def _float_weight(node, capture, filename) -> None:
         replacement = f"{module}.float32" if module else None
     message = (f"a trainable weight of integer dtype ({dtype_named(model, dtype)}): a tape records no gradient "
                "through integers, so training gets None for it (\"No gradients provided\"): make it float")
-    if replacement is None:
+    if capture["blocked"]:
+        propose(node, f"{message}, {capture['blocked']}", fixable=False)
+    elif replacement is None:
         propose(node, message, fixable=False)
     elif propose(node, message + why, safety="unsafe" if reasons else None):
         s.replace_with(dtype, s.parse_expression(replacement))

@@ -37,14 +37,23 @@ differentiable value), straight-through forms (another path is live), and
 targets the walk cannot follow to the end (an unknown function on the way).
 
 Fix (UNSAFE, rounding only): ``tf.round(x)`` becomes the straight-through
-``(x + tf.stop_gradient(tf.round(x) - x))`` when ``x`` reads no call (it is
-evaluated twice); the forward value is unchanged, the gradient becomes the
-identity's. Every other op is report only.
+``(x + tf.stop_gradient(tf.round(x) - x))``; the forward value is unchanged,
+the gradient becomes the identity's. ``x`` appears twice there, so when it
+reads a call (``tf.round(model(x))``) it is first bound to a fresh name in a
+statement just above (``unrounded = model(x)``), which runs it once, as
+before; that is done only when the rounding sits in an assignment's value,
+an expression statement or a return, reached through calls, arithmetic and
+parentheses (not a lambda, comprehension, conditional expression or
+``and``/``or``, where it may run zero or many times); otherwise report only.
+Every other op is report only.
 
 CAVEATS:
 - the straight-through fix changes what the model learns (a biased gradient
   estimate where there was none): unsafe. Whether a surrogate keeps the
   model's meaning is the author's call.
+- binding the operand above its statement runs it before the statement's
+  other calls that textually precede it (``f(a) + tf.round(g(b))`` now calls
+  ``g`` before ``f``): the same calls, once each, in another order.
 - in a Keras ``call`` only the layer's own weights and sublayers count as
   differentiable, not its inputs (they may be token ids: ``tf.not_equal(ids,
   0)`` is a padding mask); a weightless layer that ends in an argmax of its
@@ -62,7 +71,8 @@ from __future__ import annotations
 import re
 
 from migrate.recipe import Recipe, propose
-from recipes._fissix import parse_expression, per_tree, shown, split_arguments, syms
+from recipes._fissix import (Leaf, fresh_name, insert_before, is_block, parse_expression, parse_statement,
+                             per_tree, scope_names, shown, split_arguments, syms, token)
 from recipes._model import model_of
 from recipes._model.differentiation import DIFFERENTIATING, ROUNDING, library_op
 from recipes._pyast import code_text
@@ -129,17 +139,19 @@ def _report(node, capture, filename) -> None:
         return
     if propose(node, message + " (fix: the straight-through form, which changes what the model learns)",
                safety="unsafe"):
+        if _reads_a_call(operand):
+            operand = _bound_before(node, operand)
         x, rounded = str(operand).strip(), str(node).strip()
         text = f"({x} + {alias}.stop_gradient({rounded} - {x}))"
         new = parse_expression(text)
         new.prefix = node.prefix
         node.replace(new)
 
-
 def _straight_through_parts(node):
-    """(operand, tensorflow alias) for ``tf.round(x)`` whose one argument
-    reads no call (it is evaluated twice in the straight-through form);
-    (None, None) otherwise."""
+    """(operand, tensorflow alias) for ``tf.round(x)`` with one argument that
+    is evaluated once in the straight-through form: it reads no call, or the
+    rounding sits in a simple statement where the operand can be bound to a
+    fresh name just before; (None, None) otherwise."""
     model = model_of(node)
     if len(node.children) < 2 or node.children[-1].type != syms.trailer:
         return None, None
@@ -148,8 +160,7 @@ def _straight_through_parts(node):
     if len(positional) != 1 or keywords or not aliases or model.callee(node) is None:
         return None, None
     operand = positional[0]
-    if any(n.type == syms.trailer and n.children[0].value == "(" for n in operand.pre_order()) \
-            or operand.type == syms.argument:
+    if operand.type == syms.argument or (_reads_a_call(operand) and _hoisting_statement(node) is None):
         return None, None
     return operand, aliases[0]
 
@@ -164,6 +175,53 @@ def _may_differentiate(facts) -> bool:
 
 _DIFFERENTIATING_WORD = re.compile(r"\b(?:" + "|".join(sorted(DIFFERENTIATING)) + r")\b")
 
+
+def _reads_a_call(node) -> bool:
+    return any(n.type == syms.trailer and n.children[0].value == "(" for n in node.pre_order())
+
+
+# what may lie between the rounding and its statement for the operand to be
+# evaluated exactly once, before the statement, in every run of it: calls,
+# arithmetic and parentheses (no lambda, comprehension, conditional
+# expression, `and`/`or`, whose parts may run zero or many times)
+_EAGER = {syms.power, syms.trailer, syms.arglist, syms.argument, syms.arith_expr, syms.term, syms.factor,
+          syms.shift_expr, syms.and_expr, syms.xor_expr, syms.expr}
+
+
+def _hoisting_statement(node):
+    """The simple statement (an assignment's value, an expression, a return)
+    before which the rounding's operand can be evaluated, or None."""
+    while node.parent is not None:
+        parent = node.parent
+        if parent.type == syms.atom and parent.children[0].value == "(" and len(parent.children) == 3:
+            node = parent
+            continue
+        if parent.type in _EAGER and not any(c.type == syms.comp_for
+                                              for c in parent.children):
+            node = parent
+            continue
+        if parent.type == syms.expr_stmt and len(parent.children) == 3 and parent.children[-1] is node:
+            node = parent
+            parent = node.parent
+        elif parent.type == syms.return_stmt:
+            node = parent
+            parent = node.parent
+        if parent is not None and parent.type == syms.simple_stmt and len(parent.children) == 2 \
+                and parent.parent is not None and is_block(parent.parent):
+            return parent
+        return None
+    return None
+
+
+def _bound_before(node, operand):
+    """Bind ``operand`` to a fresh name in a statement just above the
+    rounding's statement, and put the name in its place."""
+    statement = _hoisting_statement(node)
+    name = fresh_name("unrounded", scope_names(model_of(node).scope_of(node).node))
+    insert_before(statement, parse_statement(f"{name} = {str(operand).strip()}\n"))
+    leaf = Leaf(token.NAME, name, prefix=operand.prefix)
+    operand.replace(leaf)
+    return leaf
 
 RECIPE = Recipe(
     id="nondifferentiable-op",

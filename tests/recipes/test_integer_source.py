@@ -81,7 +81,17 @@ CASES = [
 
             def call(self, inputs):
                 return inputs * self.var
-        """, "inputs of unknown dtype times the weight: unsafe", safety="unsafe"),
+        """, "call's inputs times the weight: integer wherever the integer weight worked (Keras casts only "
+             "floating inputs), so a float weight alone fails with a dtype mismatch: report only", fixable=False),
+    invalid("int_variable_attribute_plus_inputs", """
+        class Shift(tf.keras.layers.Layer):
+            def __init__(self):
+                super().__init__()
+                self.offset = tf.Variable(2)
+
+            def call(self, inputs):
+                return inputs + self.offset
+        """, "the same for a tf.Variable attribute added to call's inputs: report only", fixable=False),
     invalid("int_variable_attribute_of_a_layer", """
         class Counter(tf.keras.layers.Layer):
             def __init__(self):

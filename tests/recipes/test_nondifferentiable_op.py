@@ -26,7 +26,15 @@ CASES = [
     with tf.GradientTape() as tape:
         loss = tf.reduce_mean(tf.square(tf.round(model(x)) - y))
     grads = tape.gradient(loss, model.trainable_variables)
-    """, "rounding the prediction inside the loss", fixable=False),
+    """, "rounding the prediction inside the loss: the operand is a call, bound to a fresh name in a statement "
+         "before so it runs once (unsafe straight-through)", safety="unsafe", fixable=True),
+    invalid("round_of_a_call_in_a_conditional_expression", HEAD + """
+    train_hard = True
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(tf.square(tf.round(model(x)) - y)) if train_hard else tf.constant(0.0)
+    grads = tape.gradient(loss, model.trainable_variables)
+    """, "near miss of the fix: the operand runs only on one branch, so it cannot be bound before the "
+         "statement: report only", fixable=False),
     invalid("math_argmax_then_cast", HEAD + """
     with tf.GradientTape() as tape:
         pred = tf.cast(tf.math.argmax(model(x), axis=1), tf.float32)
@@ -70,7 +78,8 @@ CASES = [
     with tf.GradientTape() as tape:
         loss = tf.reduce_mean(tf.abs(hard(model(x)) - y))
     grads = tape.gradient(loss, model.trainable_variables)
-    """, "a module helper is followed with its argument", fixable=False),
+    """, "a module helper is followed with its argument; the return's operand is bound before it (unsafe "
+         "straight-through)", safety="unsafe", fixable=True),
     valid("accuracy_beside_the_loss", HEAD + """
     with tf.GradientTape() as tape:
         logits = model(x)
@@ -158,7 +167,7 @@ def test_failure_class(case):
 
 
 @pytest.mark.parametrize("op", ["tf.round", "tf.floor", "tf.math.ceil", "tf.sign", "tf.math.rint"])
-def test_every_rounding_spelling_names_the_straight_through_way_out(op):
+def test_every_rounding_spelling_names_and_applies_the_straight_through_form(op):
     result = run_body(f"""
         model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(3,))])
         with tf.GradientTape() as tape:
@@ -166,9 +175,13 @@ def test_every_rounding_spelling_names_the_straight_through_way_out(op):
         g = tape.gradient(loss, model.trainable_variables)
         """, RECIPE)
     assert [d.line for d in result.diagnostics] == [8], result.diagnostics
-    if op != "tf.sign":
-        assert "tf.stop_gradient(tf.round(x) - x)" in result.diagnostics[0].message
-    assert result.output == result.source
+    if op == "tf.sign":  # a threshold, not a rounding: report only
+        assert result.output == result.source
+        return
+    assert "tf.stop_gradient(tf.round(x) - x)" in result.diagnostics[0].message
+    # the operand reads a call: bound once to a fresh name, then the straight-through form
+    assert "unrounded = model(tf.ones((2, 3)))\n" in result.output
+    assert f"(unrounded + tf.stop_gradient({op}(unrounded) - unrounded))" in result.output
 
 
 def test_a_padding_mask_layer_is_left_alone_and_an_argmax_over_its_own_weights_is_not():
