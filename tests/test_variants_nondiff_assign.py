@@ -7,7 +7,7 @@ stay byte-identical."""
 
 from __future__ import annotations
 
-from variant_checks import score_family
+from variant_checks import check_space, score_family
 from variants import all_programs, families
 
 FAMILY = families()["nondiff-assign"]
@@ -16,10 +16,7 @@ RECIPES = {"nondifferentiable-op", "assign-in-forward"}
 
 
 def test_the_space_crosses_spellings_contexts_and_reach_with_near_misses():
-    misses = sum(p.near_miss for p in PROGRAMS)
-    assert len(PROGRAMS) >= 200 and misses * 3 >= len(PROGRAMS)
-    labelled = {p.name for p in PROGRAMS if "# expect:" in p.source}
-    assert labelled == {p.name for p in PROGRAMS if not p.near_miss}
+    check_space(PROGRAMS, 200)
     assert sum("# expect: nondifferentiable-op unsafe" in p.source for p in PROGRAMS) >= 30
     assert sum("# expect: assign-in-forward report" in p.source for p in PROGRAMS) >= 10
 

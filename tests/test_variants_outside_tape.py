@@ -9,7 +9,7 @@ import pytest
 
 from migrate.runner.runtimes import current
 
-from variant_checks import score_family, verify_sample
+from variant_checks import check_space, score_family, verify_sample
 from variants import all_programs, families
 
 FAMILY = families()["outside-tape"]
@@ -23,10 +23,7 @@ SAMPLE = [p for p in PROGRAMS if p.name in {
 
 def test_the_space_crosses_every_place_with_a_third_near_misses():
     assert len(SAMPLE) == 4
-    misses = sum(p.near_miss for p in PROGRAMS)
-    assert len(PROGRAMS) >= 200 and misses * 3 >= len(PROGRAMS)
-    labelled = {p.name for p in PROGRAMS if "# expect: outside-tape" in p.source}
-    assert labelled == {p.name for p in PROGRAMS if not p.near_miss}
+    check_space(PROGRAMS, 200, "# expect: outside-tape")
     for kind in ("safe", "unsafe", "report"):
         assert sum(f"# expect: outside-tape {kind}" in p.source for p in PROGRAMS) >= 18, kind
 

@@ -10,7 +10,7 @@ import pytest
 from migrate.runner.runtimes import current
 
 from tf23_runtime import tf23_runtime
-from variant_checks import score_family, verify_sample
+from variant_checks import check_space, score_family, verify_sample
 from variants import all_programs, families
 
 FAMILY = families()["per-step-tape"]
@@ -26,11 +26,8 @@ SAMPLE = [p for p in PROGRAMS if p.name in {
 
 def test_the_space_is_hundreds_of_programs_a_third_near_misses_with_notebooks():
     assert len(SAMPLE) == 5 and any(p.suffix == ".ipynb" for p in SAMPLE)
-    misses = sum(p.near_miss for p in PROGRAMS)
-    assert len(PROGRAMS) >= 300 and misses * 3 >= len(PROGRAMS)
-    labelled = {p.name for p in PROGRAMS if "# expect: per-step-tape" in p.source}
+    check_space(PROGRAMS, 300, "# expect: per-step-tape")
     assert sum("# expect: per-step-tape unsafe" in p.source for p in PROGRAMS) >= 30
-    assert labelled == {p.name for p in PROGRAMS if not p.near_miss}
 
 
 def test_every_program_scores_at_least_0_97_and_near_misses_stay_byte_identical():

@@ -5,11 +5,13 @@ fix, on current TF with tf-keras."""
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import pytest
 
 from migrate.runner.runtimes import current
 
-from variant_checks import score_family, verify_sample
+from variant_checks import check_space, score_family, verify_sample
 from variants import all_programs, families
 
 FAMILY = families()["gradient-sources"]
@@ -24,13 +26,10 @@ SAMPLE = [p for p in PROGRAMS if p.name in {
 
 def test_the_space_crosses_every_dimension_a_third_near_misses():
     assert len(SAMPLE) == 4
-    misses = sum(p.near_miss for p in PROGRAMS)
-    assert len(PROGRAMS) >= 400 and misses >= 0.3 * len(PROGRAMS)
+    check_space(PROGRAMS, 400, "# expect: ", misses_share=Fraction(3, 10))
     for dimension in ("unwatched-source safe", "unwatched-source unsafe", "unwatched-source report",
                       "integer-source safe", "integer-source report"):
         assert any(f"# expect: {dimension}\n" in p.source for p in PROGRAMS), dimension
-    labelled = {p.name for p in PROGRAMS if "# expect: " in p.source}
-    assert labelled == {p.name for p in PROGRAMS if not p.near_miss}
 
 
 def test_every_program_scores_at_least_0_97_and_near_misses_stay_byte_identical():

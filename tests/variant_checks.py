@@ -5,6 +5,7 @@ floor, sample, runtimes) and every family is held to the same rules."""
 
 from __future__ import annotations
 
+from fractions import Fraction
 from pathlib import Path
 from typing import Callable, Iterable, List, Sequence, Tuple
 
@@ -16,6 +17,16 @@ from migrate.runner.runtimes import Runtime
 
 from test_corpus_score import cs
 from variants import Program
+
+
+def check_space(programs: Sequence[Program], size: int, label: str = "# expect:",
+                misses_share: Fraction = Fraction(1, 3)) -> None:
+    """Assert that the space holds at least ``size`` programs, near-misses at
+    least ``misses_share`` of them, and that exactly the bugs carry ``label``."""
+    misses = sum(p.near_miss for p in programs)
+    assert len(programs) >= size and misses >= misses_share * len(programs), (len(programs), misses)
+    labelled = {p.name for p in programs if label in p.source}
+    assert labelled == {p.name for p in programs if not p.near_miss}
 
 
 def run(program: Program) -> Tuple[list, list, str]:
