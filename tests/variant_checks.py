@@ -49,9 +49,10 @@ def run(program: Program) -> Tuple[list, list, str]:
 def score_family(programs: Iterable[Program], recipes: Iterable[str], floor: float = 0.97) -> List[Tuple[Program, str]]:
     """Assert that every recipe run over ``programs`` finds only ``recipes``'
     findings, each recipe at precision and recall >= ``floor`` with every
-    fix kind as labelled, and that near-misses stay byte-identical; return
-    each program with its fixed text, for a family's own further checks."""
-    labels, findings, changed, fixed = [], [], [], []
+    fix kind as labelled, and that near-misses get no finding and stay
+    byte-identical; return each program with its fixed text, for a family's
+    own further checks."""
+    labels, findings, changed, flagged, fixed = [], [], [], [], []
     for program in programs:
         found_labels, found, output = run(program)
         labels += found_labels
@@ -59,6 +60,8 @@ def score_family(programs: Iterable[Program], recipes: Iterable[str], floor: flo
         fixed.append((program, output))
         if program.near_miss and output != program.source:
             changed.append(program.name)
+        if program.near_miss and found:
+            flagged.append(program.name)
     scores = cs.match(labels, findings)
     assert set(scores) == set(recipes), scores.keys()  # no other recipe fires on these programs
     for recipe in recipes:
@@ -67,6 +70,7 @@ def score_family(programs: Iterable[Program], recipes: Iterable[str], floor: flo
             (recipe, score.false_positives[:3], score.false_negatives[:3])
         assert score.kind_agree == score.tp, score.kind_mismatches[:3]
     assert not changed, changed
+    assert not flagged, flagged
     return fixed
 
 
