@@ -1,5 +1,6 @@
-"""The two checks every variant family's test makes (tests/variants/): score
-the whole space with every recipe, and verify a fixed sample by running it.
+"""The checks every variant family's test makes (tests/variants/): the
+shape of the space, a score of the whole space with every recipe, and a
+fixed sample verified by running it.
 One harness so that a family's test states only its own figures (recipes,
 floor, sample, runtimes) and every family is held to the same rules."""
 
@@ -7,7 +8,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 from pathlib import Path
-from typing import Callable, Iterable, List, Sequence, Tuple
+from typing import Callable, Collection, Iterable, List, Sequence, Tuple
 
 from migrate.engine import Options, transform
 from migrate.notebook import transform_notebook
@@ -46,7 +47,7 @@ def run(program: Program) -> Tuple[list, list, str]:
     return labels, findings, result.output
 
 
-def score_family(programs: Iterable[Program], recipes: Iterable[str], floor: float = 0.97) -> List[Tuple[Program, str]]:
+def score_family(programs: Iterable[Program], recipes: Collection[str], floor: float = 0.97) -> List[Tuple[Program, str]]:
     """Assert that every recipe run over ``programs`` finds only ``recipes``'
     findings, each recipe at precision and recall >= ``floor`` with every
     fix kind as labelled, and that near-misses get no finding and stay
