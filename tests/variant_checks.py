@@ -47,7 +47,8 @@ def run(program: Program) -> Tuple[list, list, str]:
     return labels, findings, result.output
 
 
-def score_family(programs: Iterable[Program], recipes: Collection[str], floor: float = 0.97) -> List[Tuple[Program, str]]:
+def score_family(programs: Iterable[Program], recipes: Collection[str],
+                 floor: float = 0.97) -> List[Tuple[Program, str]]:
     """Assert that every recipe run over ``programs`` finds only ``recipes``'
     findings, each recipe at precision and recall >= ``floor`` with every
     fix kind as labelled, and that near-misses get no finding and stay
