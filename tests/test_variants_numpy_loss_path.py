@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from migrate.runner import VerifyOptions, verify
 from migrate.runner.runtimes import current
 
-from test_variants_ig_attribution import _run, cs
+from variant_checks import check_space, score_family, verify_sample
 from variants import all_programs, families
 
 FAMILY = families()["numpy-on-loss-path"]
@@ -26,47 +25,17 @@ SAMPLE = [p for p in PROGRAMS if p.name in {
 
 def test_the_space_crosses_every_dimension_with_near_misses():
     assert len(SAMPLE) == 3
-    misses = sum(p.near_miss for p in PROGRAMS)
-    assert len(PROGRAMS) >= 140 and misses * 3 >= len(PROGRAMS)
-    labelled = {p.name for p in PROGRAMS if "# expect: numpy-on-loss-path" in p.source}
-    assert labelled == {p.name for p in PROGRAMS if not p.near_miss}
+    check_space(PROGRAMS, 140, "# expect: numpy-on-loss-path")
     assert not any("import tensorflow" in p.source for p in PROGRAMS if p.name.endswith("keras3"))
 
 
 def test_every_program_scores_at_least_0_97_and_near_misses_stay_byte_identical():
-    labels, findings, changed, keras3_imports = [], [], [], []
-    for program in PROGRAMS:
-        found_labels, found, output = _run(program)
-        labels += found_labels
-        findings += found
-        if program.near_miss and output != program.source:
-            changed.append(program.name)
-        if program.name.endswith("keras3") and "tensorflow" in output:
-            keras3_imports.append(program.name)
-    scores = cs.match(labels, findings)
-    assert set(scores) == {"numpy-on-loss-path"}, scores.keys()  # no other recipe fires on these programs
-    score = scores["numpy-on-loss-path"]
-    assert score.precision >= 0.97 and score.recall >= 0.97, (score.false_positives[:3], score.false_negatives[:3])
-    assert score.kind_agree == score.tp, score.kind_mismatches[:3]
-    assert not changed and not keras3_imports
+    fixed = score_family(PROGRAMS, {"numpy-on-loss-path"})
+    assert not [p.name for p, output in fixed if p.name.endswith("keras3") and "tensorflow" in output]
 
 
 @pytest.mark.tf
 def test_a_fixed_sample_fails_before_and_passes_after_its_fix_on_current_tf(tmp_path):
     """Bugs: the before fails, the after passes; the near-miss (byte-identical
     after the fix) passes as written."""
-    paths, bugs_before = [], set()
-    for program in SAMPLE:
-        _, _, output = _run(program)
-        for role, text in (("before", program.source), ("after", output)):
-            if role == "after" or not program.near_miss:
-                path = tmp_path / role / f"{program.name}.py"
-                path.parent.mkdir(exist_ok=True)
-                path.write_text(text, encoding="utf-8")
-                paths.append(path)
-                if role == "before":
-                    bugs_before.add(str(path))
-    report = verify(paths, VerifyOptions(timeout=120, runtimes=(current(),)))
-    assert len(report.programs) == len(paths)
-    for run in report.programs:
-        assert run.ok != (str(run.path) in bugs_before), (run.path, run.interpreter, run.message)
+    verify_sample(SAMPLE, tmp_path, [current()])

@@ -13,6 +13,7 @@ from migrate.runner import VerifyOptions, verify
 from migrate.runner.runtimes import current
 
 from tf23_runtime import tf23_runtime
+from variant_checks import score_family
 from variants import all_programs, sample
 from variants import typed_convert
 
@@ -32,23 +33,7 @@ def test_the_space_is_hundreds_of_programs_a_third_of_them_near_misses():
 
 
 def test_every_program_is_scored_at_097_and_near_misses_stay_byte_identical():
-    tp = fp = fn = same_kind = 0
-    for program in PROGRAMS:
-        result = transform(program.source, f"{program.name}.py", Options(RECIPES))
-        assert not result.errors, (program.name, result.errors)
-        found = {(d.line, "report" if not d.fixable else d.safety) for d in result.diagnostics}
-        labels = _labels(program.source)
-        lines = {line for line, _ in labels}
-        tp += sum(1 for line, _ in found if line in lines)
-        fp += sum(1 for line, _ in found if line not in lines)
-        fn += len(lines - {line for line, _ in found})
-        same_kind += len(found & labels)
-        if program.near_miss:
-            fixed = transform(program.source, f"{program.name}.py", Options(RECIPES, unsafe_fixes=True))
-            assert fixed.output == program.source and not fixed.diagnostics, program.name
-    precision, recall = tp / (tp + fp), tp / (tp + fn)
-    assert precision >= 0.97 and recall >= 0.97, (tp, fp, fn)
-    assert same_kind >= 0.97 * tp
+    score_family(PROGRAMS, {"typed-convert"})
 
 
 @pytest.mark.tf

@@ -5,12 +5,13 @@ fix, on current TF with tf-keras."""
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import pytest
 
-from migrate.runner import VerifyOptions, verify
 from migrate.runner.runtimes import current
 
-from test_variants_ig_attribution import _run, cs
+from variant_checks import check_space, score_family, verify_sample
 from variants import all_programs, families
 
 FAMILY = families()["gradient-sources"]
@@ -25,49 +26,18 @@ SAMPLE = [p for p in PROGRAMS if p.name in {
 
 def test_the_space_crosses_every_dimension_a_third_near_misses():
     assert len(SAMPLE) == 4
-    misses = sum(p.near_miss for p in PROGRAMS)
-    assert len(PROGRAMS) >= 400 and misses >= 0.3 * len(PROGRAMS)
+    check_space(PROGRAMS, 400, "# expect: ", misses_share=Fraction(3, 10))
     for dimension in ("unwatched-source safe", "unwatched-source unsafe", "unwatched-source report",
                       "integer-source safe", "integer-source report"):
         assert any(f"# expect: {dimension}\n" in p.source for p in PROGRAMS), dimension
-    labelled = {p.name for p in PROGRAMS if "# expect: " in p.source}
-    assert labelled == {p.name for p in PROGRAMS if not p.near_miss}
 
 
 def test_every_program_scores_at_least_0_97_and_near_misses_stay_byte_identical():
-    labels, findings, changed = [], [], []
-    for program in PROGRAMS:
-        found_labels, found, output = _run(program)
-        labels += found_labels
-        findings += found
-        if program.near_miss and output != program.source:
-            changed.append(program.name)
-    scores = cs.match(labels, findings)
-    assert set(scores) == RECIPES, scores.keys()  # no other recipe fires on these programs
-    for recipe in RECIPES:
-        score = scores[recipe]
-        assert score.precision >= 0.97 and score.recall >= 0.97, (score.false_positives[:3],
-                                                                  score.false_negatives[:3])
-        assert score.kind_agree == score.tp, score.kind_mismatches[:3]
-    assert not changed
+    score_family(PROGRAMS, RECIPES)
 
 
 @pytest.mark.tf
 def test_a_fixed_sample_fails_before_and_passes_after_its_fix(tmp_path):
     """Bugs: the before fails, the after passes; a near-miss (byte-identical
     after the fix) passes as written."""
-    paths, bugs_before = [], set()
-    for program in SAMPLE:
-        _, _, output = _run(program)
-        for role, text in (("before", program.source), ("after", output)):
-            if role == "after" or not program.near_miss:
-                path = tmp_path / role / f"{program.name}.py"
-                path.parent.mkdir(exist_ok=True)
-                path.write_text(text, encoding="utf-8")
-                paths.append(path)
-                if role == "before":
-                    bugs_before.add(str(path))
-    report = verify(paths, VerifyOptions(timeout=120, runtimes=(current(),)))
-    assert len(report.programs) == len(paths) == 7
-    for run in report.programs:
-        assert run.ok != (str(run.path) in bugs_before), (run.path, run.message)
+    assert verify_sample(SAMPLE, tmp_path, [current()]) == 7
