@@ -169,7 +169,7 @@ def test_the_engine_finds_the_cause_and_the_run_report_is_diagnosed():
     sentence = found.sentence()
     assert sentence.startswith("None gradient for dense/kernel, dense/bias at train.py:10: cause "
                                "nondifferentiable-op (finding train.py:9: `tf.round(model(x))` has no gradient")
-    assert sentence.endswith("-- report only: tf-migrate explain nondifferentiable-op")
+    assert sentence.endswith("-- tf-migrate fix --select nondifferentiable-op --unsafe-fixes")  # straight-through
 
 
 def test_the_sentence_is_printed_under_the_failed_checks_and_kept_in_json():

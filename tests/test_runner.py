@@ -676,7 +676,7 @@ def test_verify_fixed_runs_the_original_text_under_the_real_name(tmp_path):
 def test_fix_verify_shows_the_fixture_before_and_its_rewrite(tmp_path):
     from migrate.cli import app
 
-    case = next(c for c in all_cases() if c.after)
+    case = next(c for c in all_cases() if c.after and not c.report_only)  # one the tool rewrites
     target = tmp_path / case.before.name
     target.write_text(case.before.read_text())
     result = CliRunner().invoke(app, ["fix", str(target), "--unsafe-fixes", "--verify"])
