@@ -40,8 +40,9 @@ class Program:
 
 def notebook(cells: List[str]) -> str:
     """A notebook (``Program.suffix`` ".ipynb") whose code cells are ``cells``."""
-    document = {"cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
-                           "source": cell.strip("\n").splitlines(keepends=True)} for cell in cells],
+    document = {"cells": [{"cell_type": "code", "execution_count": None, "id": f"cell-{number}", "metadata": {},
+                           "outputs": [], "source": cell.strip("\n").splitlines(keepends=True)}
+                          for number, cell in enumerate(cells)],  # nbformat 4.5 wants an id per cell
                 "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}},
                 "nbformat": 4, "nbformat_minor": 5}
     return json.dumps(document, indent=1) + "\n"
