@@ -29,7 +29,7 @@ from __future__ import annotations
 from migrate.recipe import Recipe, propose
 from recipes._fissix import enclosing_function, shown, syms
 from recipes._model import model_of
-from recipes._pyast import methods_calling, tapes
+from recipes._pyast import methods_calling
 
 CREATION = "power< any* trailer< '.' ('Variable'|'add_weight'|'add_variable') > trailer< '(' any* ')' > > " \
            "| power< 'Variable' trailer< '(' any* ')' > >"
@@ -89,10 +89,11 @@ def _report(node, capture, filename) -> None:
 
 
 def _may_make_per_step(facts):
-    """Precheck: anywhere in a file with a tape (a tape body in a loop);
-    else the ``call``/``train_step``/``test_step`` functions that create a
-    variable themselves (the filter wants the creation directly in one)."""
-    return True if tapes(facts) else methods_calling(facts, _STEP_METHODS, _CREATORS)
+    """Precheck: anywhere in a file naming ``GradientTape`` (a tape body in
+    a loop, named or not); else the ``call``/``train_step``/``test_step``
+    functions that create a variable themselves (the filter wants the
+    creation directly in one)."""
+    return "GradientTape" in facts.text or methods_calling(facts, _STEP_METHODS, _CREATORS)
 
 
 RECIPE = Recipe(
