@@ -392,6 +392,17 @@ def method_calls(scope: Union[ast.AST, SourceFacts], receiver: str, method: str)
             yield node
 
 
+def methods_calling(facts: SourceFacts, names: Sequence[str], callees: Sequence[str]) -> List[ast.AST]:
+    """The functions named one of ``names`` whose body calls ``x.callee(...)``
+    or ``callee(...)`` for one of ``callees``: a lexical gate around a finding
+    that must sit in a Keras ``call`` or step function."""
+    return [found.node for found in statements(facts, ast.FunctionDef, ast.AsyncFunctionDef)
+            if found.node.name in names
+            and any(isinstance(call, ast.Call) and (getattr(call.func, "attr", None)
+                                                    or getattr(call.func, "id", None)) in callees
+                    for call in walk(found.node))]
+
+
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n|$)")  # lines as CPython counts them (a form feed is no break)
 
 

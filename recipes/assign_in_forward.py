@@ -40,8 +40,10 @@ from __future__ import annotations
 from migrate.recipe import Recipe, propose
 from recipes._fissix import contains, per_tree, shown
 from recipes._model import model_of
+from recipes._pyast import methods_calling, tapes
 
 ASSIGN = "power< any* trailer< '.' ('assign'|'assign_add'|'assign_sub') > trailer< '(' any* ')' > >"
+_ASSIGNS = ("assign", "assign_add", "assign_sub")
 
 
 def _assigns_in_forward(root) -> dict:
@@ -77,11 +79,19 @@ def _report(node, capture, filename) -> None:
                   "(after the gradient)", fixable=False)
 
 
+def _may_assign_in_forward(facts):
+    """Precheck: anywhere in a file with a tape (its gradient's target);
+    else the ``call`` functions that assign (a Keras ``call`` is the only
+    other target whose forward pass holds the assign)."""
+    return True if tapes(facts) else methods_calling(facts, ("call",), _ASSIGNS)
+
+
 RECIPE = Recipe(
     id="assign-in-forward",
     summary="v.assign(value) in a tape body or Keras call, then v read on the way to the loss (report)",
     safety="safe",
     query=lambda q: q.select(ASSIGN).filter(_in_forward).modify(_report),
     tokens=(".assign",),
+    precheck=_may_assign_in_forward,
     before_fails="none-gradient",
 )

@@ -73,6 +73,7 @@ CAVEATS:
 
 from __future__ import annotations
 
+import ast
 from typing import List
 
 from migrate.recipe import Recipe, SourceFacts
@@ -80,7 +81,7 @@ from recipes import _fissix as s
 from recipes._model import model_of
 from recipes._model.recording import Sources, feeders
 from recipes._outside_tape.built import built, classes_building_tensors
-from recipes._pyast import code_text
+from recipes._pyast import code_text, tapes
 from recipes._outside_tape.minimize import minimize
 from recipes._outside_tape.statements import (among, argument, between, code, crossed, depends, method_at, movable,
                                               propose_moving, read_names, reading_sources, shown_part,
@@ -201,12 +202,21 @@ def _before_block(tape, target, early: List) -> None:
 
 
 def _may_compute_outside(facts: SourceFacts):
-    """Precheck: anywhere when the code takes a gradient or minimizes; else
-    the classes whose ``build`` computes from their attributes."""
+    """Precheck: anywhere when the code takes a tape's gradient (the file
+    has a tape) or minimizes with a ``var_list`` (two arguments at least);
+    else the classes whose ``build`` computes from their attributes."""
     text = code_text(facts)
-    if any(word in text for word in _GRADIENT_WORDS):
+    if (".gradient(" in text or ".jacobian(" in text) and tapes(facts) \
+            or ".minimize(" in text and any(_may_name_var_list(call) for call in facts.nodes(ast.Call)):
         return True
     return classes_building_tensors(facts) if "build" in text else []
+
+
+def _may_name_var_list(call: ast.Call) -> bool:
+    """A ``.minimize(...)`` given two arguments, or some unpacked."""
+    return getattr(call.func, "attr", None) == "minimize" and (
+        len(call.args) + len(call.keywords) >= 2 or any(isinstance(a, ast.Starred) for a in call.args)
+        or any(k.arg is None for k in call.keywords))
 
 
 RECIPE = Recipe(

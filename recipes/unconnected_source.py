@@ -38,10 +38,13 @@ CAVEATS:
 
 from __future__ import annotations
 
+import ast
+
 from migrate.recipe import Recipe, propose
 from recipes._fissix import enclosing, literal_elements, parse_expression, per_tree, shown, split_arguments, syms, \
     token, unparen
 from recipes._model import Kind, model_of
+from recipes._pyast import statements, tapes
 
 GRADIENT = "power< NAME trailer< '.' ('gradient'|'jacobian') > trailer< '(' any* ')' > >"
 WEIGHT = "expr_stmt< power< 'self' trailer< '.' NAME > > '=' power< 'self' trailer< '.' 'add_weight' > " \
@@ -165,6 +168,23 @@ def _report_weight(node, capture, filename) -> None:
                   "remove it, or create it with `trainable=False`", fixable=False)
 
 
+def _may_be_unconnected(facts):
+    """Precheck: anywhere in a file with a tape (``tape.gradient`` needs
+    one); else the ``self.w = self.add_weight(...)`` of a ``build`` or
+    ``__init__`` whose ``.w`` the file spells nowhere else (every ``.w`` of
+    the ``ast`` is a ``.w`` leaf of the filter's count)."""
+    if tapes(facts):
+        return True
+    spelled: dict = {}
+    for node in facts.nodes(ast.Attribute):
+        spelled[node.attr] = spelled.get(node.attr, 0) + 1
+    return [found.node for found in statements(facts, ast.Assign)
+            if found.function is not None and found.function.name in ("build", "__init__")
+            and len(found.node.targets) == 1 and isinstance(found.node.targets[0], ast.Attribute)
+            and spelled.get(found.node.targets[0].attr) == 1
+            and isinstance(found.node.value, ast.Call) and getattr(found.node.value.func, "attr", None) == "add_weight"]
+
+
 RECIPE = Recipe(
     id="unconnected-source",
     summary="tape.gradient w.r.t. a source the target never reads; a weight call never uses (report / unsafe ZERO)",
@@ -172,5 +192,6 @@ RECIPE = Recipe(
     query=lambda q: q.select(GRADIENT).filter(_gradient_of_unconnected).modify(_report_gradient)
                      .select(WEIGHT).filter(_unused_weight).modify(_report_weight),
     tokens=(".gradient(", ".jacobian(", "add_weight("),
+    precheck=_may_be_unconnected,
     before_fails="none-gradient",
 )

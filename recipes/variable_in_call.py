@@ -29,10 +29,13 @@ from __future__ import annotations
 from migrate.recipe import Recipe, propose
 from recipes._fissix import enclosing_function, shown, syms
 from recipes._model import model_of
+from recipes._pyast import methods_calling
 
 CREATION = "power< any* trailer< '.' ('Variable'|'add_weight'|'add_variable') > trailer< '(' any* ')' > > " \
            "| power< 'Variable' trailer< '(' any* ')' > >"
 _PER_STEP = {"keras_call": "`call`", "train_step": "the training step"}
+_STEP_METHODS = ("call", "train_step", "test_step")  # the names contexts.py gives keras_call/train_step
+_CREATORS = ("Variable", "add_weight", "add_variable")
 
 
 def _where_made(node) -> str:
@@ -85,11 +88,20 @@ def _report(node, capture, filename) -> None:
             fixable=False)
 
 
+def _may_make_per_step(facts):
+    """Precheck: anywhere in a file naming ``GradientTape`` (a tape body in
+    a loop, named or not); else the ``call``/``train_step``/``test_step``
+    functions that create a variable themselves (the filter wants the
+    creation directly in one)."""
+    return "GradientTape" in facts.text or methods_calling(facts, _STEP_METHODS, _CREATORS)
+
+
 RECIPE = Recipe(
     id="variable-in-call",
     summary="tf.Variable / add_weight created inside call, train_step or a per-step tape (report)",
     safety="safe",
     query=lambda q: q.select(CREATION).filter(_made_per_step).modify(_report),
     tokens=("Variable(", "add_weight(", "add_variable("),
+    precheck=_may_make_per_step,
     before_fails="none-gradient",
 )

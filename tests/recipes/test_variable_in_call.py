@@ -51,6 +51,15 @@ CASES = [
             loss = tf.reduce_sum(tf.matmul(x, w))
         g = tape.gradient(loss, w)
     """, "a tape body run every step", fixable=False),
+    invalid("variable_in_a_looped_unnamed_tape", """
+    import tensorflow as tf
+
+    x = tf.ones((2, 3))
+    for step in range(10):
+        with tf.GradientTape():
+            w = tf.Variable(tf.zeros((3, 1)))
+            loss = tf.reduce_sum(tf.matmul(x, w))
+    """, "a tape without `as` is a tape body too: the precheck must let it through", fixable=False),
     valid("made_in_build", """
     import tensorflow as tf
 
