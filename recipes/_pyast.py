@@ -376,6 +376,12 @@ def tapes(facts: SourceFacts) -> List[Tuple[ast.AST, str]]:
     return facts.derived("tapes", _collect_tapes)
 
 
+def has_a_named_tape(facts: SourceFacts) -> bool:
+    """Precheck of recipes whose finding is a named tape's ``gradient`` call
+    (``with ...GradientTape() as tape``)."""
+    return bool(tapes(facts))
+
+
 def _collect_tapes(facts: SourceFacts) -> List[Tuple[ast.AST, str]]:
     return [(statement.node, item.optional_vars.id)
             for statement in statements(facts, ast.With, ast.AsyncWith) for item in statement.node.items

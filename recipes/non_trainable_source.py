@@ -40,11 +40,11 @@ from __future__ import annotations
 
 from typing import List, Optional
 
-from migrate.recipe import Recipe, SourceFacts, propose
+from migrate.recipe import Recipe, propose
 from recipes import _fissix as s
 from recipes._model import Kind, model_of
 from recipes._model.sources import gradient_of_tape
-from recipes._pyast import tapes
+from recipes._pyast import has_a_named_tape
 
 PATTERN = "power< tape=NAME trailer< '.' 'gradient' > trailer< '(' arglist ')' > any* >"
 _TRAINABLE = {"variables": "trainable_variables", "weights": "trainable_weights"}
@@ -135,10 +135,6 @@ def _modify(node, capture, filename) -> None:
             s.replace_with(expr.children[-1], s.parse_expression(f"x.{trainable}").children[-1])
 
 
-def _has_a_tape(facts: SourceFacts) -> bool:
-    """Precheck: the gradient call must be a tape's (``with ...GradientTape() as tape``)."""
-    return bool(tapes(facts))
-
 
 RECIPE = Recipe(
     id="non-trainable-source",
@@ -146,6 +142,6 @@ RECIPE = Recipe(
     safety="safe",
     query=lambda q: q.select(PATTERN).filter(_decide).modify(_modify),
     tokens=(".gradient(",),
-    precheck=_has_a_tape,
+    precheck=has_a_named_tape,
     before_fails="none-gradient",
 )

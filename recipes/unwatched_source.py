@@ -58,13 +58,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-from migrate.recipe import Recipe, SourceFacts, propose
+from migrate.recipe import Recipe, propose
 from recipes import _fissix as s
 from recipes._model import MANY, Kind, model_of
 from recipes._model.dtypes import dtype_of, is_floating, is_integer, is_symbolic
 from recipes._model.sources import (computed_from, gradient_of_tape, reads_through_tensors, same_tensor,
                                     tape_module, tape_option)
-from recipes._pyast import tapes
+from recipes._pyast import has_a_named_tape
 
 PATTERN = "power< tape=NAME trailer< '.' 'gradient' > trailer< '(' arglist ')' > any* >"
 _SYMBOLIC_WAY_OUT = ("build a model that also outputs it (`tf.keras.Model(model.inputs, [layer.output, "
@@ -267,10 +267,6 @@ def _modify(node, capture, filename) -> None:
             decision.rewrite()
 
 
-def _has_a_tape(facts: SourceFacts) -> bool:
-    """Precheck: the gradient call must be a tape's (``with ...GradientTape() as tape``)."""
-    return bool(tapes(facts))
-
 
 RECIPE = Recipe(
     id="unwatched-source",
@@ -278,6 +274,6 @@ RECIPE = Recipe(
     safety="safe",
     query=lambda q: q.select(PATTERN).filter(_decide).modify(_modify),
     tokens=(".gradient(",),
-    precheck=_has_a_tape,
+    precheck=has_a_named_tape,
     before_fails="none-gradient",
 )
