@@ -2,11 +2,12 @@
 ``.weights``) differentiates the non-trainable weights too.
 
 What it does: when the sources of ``tape.gradient`` are ``m.variables`` or
-``m.weights`` of a value the semantic model knows is a Keras model or layer
-(also ``self`` in one, or a parameter every call in the module passes one
-to: a tf.Module has the same two attributes), they become ``m.trainable_variables`` /
-``m.trainable_weights``, and so does the ``m.variables`` an optimizer's
-``apply_gradients(zip(grads, m.variables))`` pairs the gradients with.
+``m.weights`` (or ``m.trainable_variables + m.non_trainable_variables``) of
+a value the semantic model knows is a Keras model or layer (also ``self``
+in one, or a parameter every call in the module passes one to: a tf.Module
+has the same attributes), they become ``m.trainable_variables`` /
+``m.trainable_weights``, and so does every ``zip(grads, m.variables)`` that
+pairs the gradients with the same list, so the pairs stay aligned.
 
 Why this is a bug: ``variables``/``weights`` include non-trainable weights
 (BatchNormalization's moving mean and variance, a frozen layer's kernel).
@@ -22,118 +23,219 @@ Example::
     grads = tape.gradient(loss, model.trainable_variables)
     opt.apply_gradients(zip(grads, model.trainable_variables))
 
-Safe when every read of the gradients is that ``zip`` with the same list
-(both rewritten). Otherwise the fix is unsafe (the gradients' positions
-now follow the trainable list), and where the code checks gradients
-against None it is only reported: that code may count on the None entries.
+Safe when every use of the gradients is such a ``zip`` given to an
+optimizer's ``apply_gradients`` (both lists rewritten) and the list is read
+nowhere else in the function. Otherwise the fix is unsafe and says why:
+the gradients indexed, iterated, counted against None, passed to other code
+or returned (their positions and number now follow the trainable list), or
+the list read again elsewhere (it no longer lines up with the gradients).
 
 CAVEATS:
 - Only ``.variables``/``.weights`` of Keras models or layers: a value the
   model proves is one, or a parameter every call in this module passes one
   to (calls from other modules are not seen; the rewritten attribute exists
   on any tf.Module too). An unknown object's are not reported.
+- ``apply_gradients`` on a value of unknown kind (an optimizer passed as a
+  parameter) is taken for an optimizer's: it skips no pair of a ``zip``.
+- Gradients bound to a name are followed in their function; a list bound
+  to a name first (``params = model.variables``) is not rewritten.
+- Gradients transformed first (clipped, scaled) make the fix unsafe; a
+  ``zip`` of values computed from them with the same list is rewritten too,
+  for the reader to review.
 - A model whose weights are all trainable gets the same gradients either
   way: the finding is still made (its next BatchNormalization would break it).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import List, Optional
 
 from migrate.recipe import Recipe, propose
 from recipes import _fissix as s
 from recipes._model import Kind, model_of
-from recipes._model.sources import gradient_of_tape
+from recipes._model.sources import computed_from, gradient_of_tape
 from recipes._pyast import has_a_named_tape
 
 PATTERN = "power< tape=NAME trailer< '.' 'gradient' > trailer< '(' arglist ')' > any* >"
 _TRAINABLE = {"variables": "trainable_variables", "weights": "trainable_weights"}
+_MIXES = {("trainable_variables", "non_trainable_variables"): "trainable_variables",
+          ("trainable_weights", "non_trainable_weights"): "trainable_weights"}
+_STATEMENTS = {s.syms.simple_stmt, s.syms.suite, s.syms.file_input, s.syms.for_stmt, s.syms.if_stmt,
+               s.syms.while_stmt, s.syms.with_stmt}
+_NONE_COUNTS = {"builtin:sum", "builtin:len", "builtin:any", "builtin:all"}
 
 
-def _all_weights(model, expr) -> Optional[str]:
-    """``m`` of ``m.variables``/``m.weights`` when ``m`` is a Keras model or layer."""
-    expr = s.unparen(expr)
+@dataclass
+class _Plan:
+    """What the filter decided: the sources (and the pairing lists) to rewrite, and why."""
+
+    sources: object
+    owner: str
+    shown: str
+    trainable: str
+    pairs: List = field(default_factory=list)
+    unsafe: str = ""
+
+
+def _attribute(model, expr):
+    """(owner, attribute) of ``m.attr`` where ``m`` is a Keras model or layer."""
     kids = expr.children if expr.type == s.syms.power else ()
-    if len(kids) < 2 or kids[-1].type != s.syms.trailer or kids[-1].children[0].type != s.token.DOT \
-            or kids[-1].children[1].value not in _TRAINABLE:
+    if len(kids) != 2 or kids[1].type != s.syms.trailer or kids[1].children[0].type != s.token.DOT \
+            or model.likely_kind_of(kids[0]).kind not in (Kind.MODEL, Kind.LAYER):
         return None
-    if len(kids) != 2 or model.likely_kind_of(kids[0]).kind not in (Kind.MODEL, Kind.LAYER):
+    return kids[0].value, kids[1].children[1].value
+
+
+def _all_weights(model, expr) -> Optional[_Plan]:
+    """``m.variables``/``m.weights``, or ``m.trainable_variables + m.non_trainable_variables``
+    (resp. ``_weights``), of one Keras model or layer ``m``."""
+    expr = s.unparen(expr)
+    if expr.type == s.syms.arith_expr and len(expr.children) == 3 and expr.children[1].value == "+":
+        parts = [_attribute(model, s.unparen(e)) for e in expr.children[::2]]
+        if None in parts or parts[0][0] != parts[1][0] or (parts[0][1], parts[1][1]) not in _MIXES:
+            return None
+        return _Plan(expr, parts[0][0], s.shown(expr), _MIXES[parts[0][1], parts[1][1]])
+    found = _attribute(model, expr)
+    if found is None or found[1] not in _TRAINABLE:
         return None
-    return s.code(kids[0])
+    return _Plan(expr, found[0], s.shown(expr), _TRAINABLE[found[1]])
+
+
+def _same_list(model, expr, plan) -> bool:
+    """``expr`` spells the plan's sources, of the same owner (the same bindings reach both)."""
+    expr = s.unparen(expr)
+    if s.code(expr) != s.code(plan.sources):
+        return False
+    owner = next(leaf for leaf in expr.leaves())
+    first = next(leaf for leaf in plan.sources.leaves())
+    return model.reaching(owner.value, owner) == model.reaching(first.value, first)
+
+
+def _zip_partner(model, expr, plan):
+    """The second argument of ``zip(expr, <the same sources>)`` around ``expr``; None otherwise."""
+    trailer = expr.parent.parent if expr.parent.type == s.syms.arglist else None
+    call = trailer.parent if trailer is not None and trailer.type == s.syms.trailer else None
+    parts = s.call_parts(call) if call is not None else None
+    if parts is None or parts[0] != "zip" or parts[2] or len(parts[1]) != 2 or parts[1][0] is not expr \
+            or model.kind_of(call.children[0]).what != "builtin:zip" or not _same_list(model, parts[1][1], plan):
+        return None
+    return call
+
+
+def _applied(model, zipped) -> bool:
+    """``zipped`` is the one argument of ``opt.apply_gradients(...)``, ``opt`` an optimizer
+    or a value of unknown kind (a parameter): the optimizer protocol pairs each gradient
+    with its variable, and skips nothing else."""
+    trailer = zipped.parent
+    power = trailer.parent if trailer.type == s.syms.trailer and trailer.children[0].value == "(" else None
+    if power is None or power.type != s.syms.power or power.children[-1] is not trailer \
+            or len(power.children) != 3 or power.children[1].type != s.syms.trailer \
+            or power.children[1].children[-1].value != "apply_gradients":
+        return False
+    receiver = model.kind_of(power.children[0])
+    if receiver.kind is Kind.UNKNOWN:
+        return True
+    origin = receiver.origin
+    return receiver.kind is Kind.OTHER and origin is not None and origin.type == s.syms.power \
+        and ".optimizers." in (model.callee(origin) or "")
+
+
+def _none_count(model, leaf) -> bool:
+    """``leaf`` is iterated by a comprehension, compared with None inside it, counted by
+    ``sum``/``len``/``any``/``all``: a count of the None gradients."""
+    comp = leaf.parent
+    if comp.type != s.syms.comp_for or comp.children[3] is not leaf:
+        return False
+    outer = comp.parent
+    while outer is not None and outer.type not in (s.syms.power, s.syms.simple_stmt):
+        outer = outer.parent
+    if outer is None or outer.type != s.syms.power or model.kind_of(outer.children[0]).what not in _NONE_COUNTS:
+        return False
+    return any(n.type == s.syms.comparison and any(s.is_name(c, "None") for c in n.children)
+               for n in outer.pre_order())
+
+
+def _gradient_uses(model, call, plan) -> List[str]:
+    """Follow the gradients: pairings with the same list go into ``plan.pairs``; the
+    uses the recipe cannot follow are returned, as the reasons the fix is unsafe (a zip
+    of values computed from the gradients with the same list is rewritten too, unproven)."""
+    zipped = _zip_partner(model, call, plan)
+    if zipped is not None:
+        plan.pairs.append(s.call_parts(zipped)[1][1])
+        return [] if _applied(model, zipped) else [f"`{s.shown(zipped)}` pairs the gradients with code the "
+                                                   "recipe cannot follow"]
+    stmt = call.parent
+    if not (stmt.type == s.syms.expr_stmt and len(stmt.children) == 3 and stmt.children[2] is call
+            and s.is_name(stmt.children[0])):
+        return [f"the gradients go to `{s.shown(_use_of(call))}`, which the recipe cannot follow"]
+    grads = stmt.children[0].value
+    scope = s.scope_of(call)
+    reasons = []
+    for leaf in s.name_reads(scope, grads):
+        if leaf is stmt.children[0] or not any(b.statement is not None and s.contains(b.statement, stmt)
+                                               for b in model.reaching(grads, leaf)):
+            continue
+        zipped = _zip_partner(model, leaf, plan)
+        if zipped is not None:
+            plan.pairs.append(s.call_parts(zipped)[1][1])
+            if _applied(model, zipped):
+                continue
+        use = f"`{s.shown(_use_of(leaf))}` (line {leaf.lineno})"
+        reasons.append(f"{use} counts the None gradients, which the fix removes" if _none_count(model, leaf)
+                       else f"{use} pairs the gradients with code the recipe cannot follow" if zipped
+                       else f"{use} reads the gradients, whose positions now follow `{plan.trainable}`")
+    if reasons:
+        body = scope.children[-1] if scope.type == s.syms.funcdef else scope
+        for name in sorted(computed_from(model, body, {grads})):
+            for leaf in s.name_reads(scope, name):
+                zipped = _zip_partner(model, leaf, plan)
+                if zipped is not None and leaf.lineno > call.get_lineno() \
+                        and not any(p is s.call_parts(zipped)[1][1] for p in plan.pairs):
+                    plan.pairs.append(s.call_parts(zipped)[1][1])
+    return reasons[:1]
+
+
+def _use_of(node):
+    """The expression statement, or the header part of a compound statement, that holds ``node``."""
+    while node.parent is not None and node.parent.type not in _STATEMENTS:
+        node = node.parent
+    return node
+
+
+def _other_reads(model, call, plan) -> List[str]:
+    """A read of the same list in the scope that neither is the source nor pairs with the
+    gradients: the code may line it up with them."""
+    for node in s.scope_nodes(s.scope_of(call)):
+        if node is plan.sources or any(node is p for p in plan.pairs) or node.type != plan.sources.type \
+                or not _same_list(model, node, plan):
+            continue
+        return [f"`{plan.shown}` is also read at line {node.get_lineno()}, and the gradients no longer "
+                "line up with it"]
+    return []
 
 
 def _decide(node, capture, filename) -> bool:
     model = model_of(node)
     found = gradient_of_tape(model, node, capture["tape"])
-    if found is None:
+    plan = _all_weights(model, found[1][1]) if found is not None else None
+    if plan is None:
         return False
-    sources = s.unparen(found[1][1])
-    owner = _all_weights(model, sources)
-    if owner is None:
-        return False
-    capture["sources"], capture["owner"] = sources, owner
+    plan.unsafe = "; ".join(_gradient_uses(model, node, plan) + _other_reads(model, node, plan))
+    capture["plan"] = plan
     return True
 
 
-def _gradient_name(call) -> Optional[str]:
-    stmt = call.parent
-    if stmt.type == s.syms.expr_stmt and len(stmt.children) == 3 and stmt.children[2] is call \
-            and s.is_name(stmt.children[0]):
-        return stmt.children[0].value
-    return None
-
-
-def _pairings(scope, grads: str, sources) -> List:
-    """``X.variables`` in ``zip(grads, X.variables)`` in ``scope`` (same spelling as ``sources``)."""
-    found = []
-    for node in scope.pre_order():
-        call = s.call_parts(node)
-        if call and call[0] == "zip" and len(call[1]) == 2 and s.is_name(call[1][0], grads) \
-                and s.code(call[1][1]) == s.code(sources):
-            found.append(call[1][1])
-    return found
-
-
-def _checks_none(scope, grads: str) -> bool:
-    """Does code reading the gradients compare something with None
-    (``g is None`` in a loop or a comprehension over them)?"""
-    for node in scope.pre_order():
-        if node.type == s.syms.comparison and any(s.is_name(c, "None") for c in node.children):
-            outer = node
-            while outer is not None and outer is not scope:
-                if s.name_reads(outer, grads):
-                    return True
-                outer = outer.parent
-    return False
-
-
 def _modify(node, capture, filename) -> None:
-    sources, owner = capture["sources"], capture["owner"]
-    attr = sources.children[-1].children[1].value
-    trainable = _TRAINABLE[attr]
-    problem = (f"`{owner}.{attr}` includes non-trainable weights (BatchNormalization statistics, frozen "
+    plan = capture["plan"]
+    message = (f"`{plan.shown}` includes non-trainable weights (BatchNormalization statistics, frozen "
                "layers): their gradients are None (apply_gradients warns, and fails with \"No gradients "
-               "provided\" when none is left); "
-               f"differentiate `{owner}.{trainable}`")
-    grads = _gradient_name(node)
-    scope = s.scope_of(node)
-    if grads is None:
-        propose(sources, problem, fixable=False)
-        return
-    pairs = _pairings(scope, grads, sources)
-    reads = [leaf for leaf in s.name_reads(scope, grads)
-             if leaf.lineno > node.get_lineno() and not any(s.contains(p.parent, leaf) for p in pairs)]
-    if _checks_none(scope, grads):
-        propose(sources, f"{problem}; the code compares gradients with None, so it is only reported: it may "
-                         "count on those entries", fixable=False)
-        return
-    safety = "unsafe" if reads else None
-    why = f"; unsafe: `{s.shown(reads[0].parent)}` (line {reads[0].lineno}) reads the gradients, whose " \
-          f"positions now follow `{trainable}`" if reads else ""
-    if propose(sources, problem + why, safety=safety):
-        for expr in [sources] + pairs:
-            s.replace_with(expr.children[-1], s.parse_expression(f"x.{trainable}").children[-1])
-
+               f"provided\" when none is left); differentiate `{plan.owner}.{plan.trainable}`")
+    if plan.unsafe:
+        message += f"; unsafe: {plan.unsafe}"
+    if propose(plan.sources, message, safety="unsafe" if plan.unsafe else None):
+        for expr in [plan.sources] + plan.pairs:
+            s.replace_with(expr, s.parse_expression(f"{plan.owner}.{plan.trainable}"))
 
 
 RECIPE = Recipe(

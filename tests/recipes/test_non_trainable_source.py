@@ -1,8 +1,8 @@
 """non-trainable-source (issue 26): tape.gradient over model.variables /
 model.weights, which include non-trainable weights whose gradients are None.
 Safe when the gradients are only paired back with the same list by
-apply_gradients (both rewritten); reported only where the code compares
-gradients with None. VALID cases give no finding; INVALID ones' findings and
+apply_gradients (both rewritten); unsafe, saying why, where the gradients
+are indexed, counted, passed on or returned, or the list is read again. VALID cases give no finding; INVALID ones' findings and
 fix are JSON snapshots under tests/snapshots/non-trainable-source/."""
 
 from __future__ import annotations
@@ -49,7 +49,65 @@ CASES = [
     invalid("none_is_counted", _MODEL + """
     grads = tape.gradient(loss, model.variables)
     print(sum(g is None for g in grads))
-    """, "the code compares gradients with None: reported only", fixable=False),
+    """, "the code counts the None gradients: the count changes, so unsafe", safety="unsafe"),
+    invalid("inline_zip", _MODEL + """
+    opt.apply_gradients(zip(tape.gradient(loss, model.variables), model.variables))
+    """, "the gradient call inside the zip it is paired in", safety="safe"),
+    invalid("in_a_training_loop", """
+    model = tf.keras.Sequential([tf.keras.layers.BatchNormalization(), tf.keras.layers.Dense(1)])
+    opt = tf.keras.optimizers.Adam()
+    for step in range(3):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(model(tf.ones((4, 2)), training=True))
+        grads = tape.gradient(loss, model.variables)
+        opt.apply_gradients(zip(grads, model.variables))
+    """, "rebound each step, applied each step: the loop's reads see this binding", safety="safe"),
+    invalid("mixed_lists", _MODEL + """
+    grads = tape.gradient(loss, model.trainable_variables + model.non_trainable_variables)
+    opt.apply_gradients(zip(grads, model.trainable_variables + model.non_trainable_variables))
+    """, "trainable + non_trainable of one model: both sums become the trainable list", safety="safe"),
+    invalid("layer_variables", """
+    layer = tf.keras.layers.BatchNormalization()
+    opt = tf.keras.optimizers.SGD()
+    x = tf.random.normal((8, 3))
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_sum(layer(x, training=True))
+    grads = tape.gradient(loss, layer.variables)
+    opt.apply_gradients(zip(grads, layer.variables))
+    """, "a layer's variables, applied", safety="safe"),
+    invalid("gradients_indexed", _MODEL + """
+    grads = tape.gradient(loss, model.variables)
+    opt.apply_gradients(zip(grads, model.variables))
+    print(grads[0])
+    """, "near miss: grads[0] depends on the positions", safety="unsafe"),
+    invalid("gradients_returned", """
+    def gradients(model, x):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(model(x, training=True))
+        return tape.gradient(loss, model.variables)
+
+    gradients(tf.keras.Sequential([tf.keras.layers.Dense(1)]), tf.ones((2, 3)))
+    """, "near miss: returned, the caller may pair them with model.variables", safety="unsafe"),
+    invalid("gradients_passed_on", _MODEL + """
+    grads = tape.gradient(loss, model.variables)
+    grads = clip_all(grads)
+    opt.apply_gradients(zip(grads, model.variables))
+    """, "near miss: passed to unknown code (and the zip then pairs its result)", safety="unsafe"),
+    invalid("variables_read_again", _MODEL + """
+    grads = tape.gradient(loss, model.variables)
+    opt.apply_gradients(zip(grads, model.variables))
+    names = [v.name for v in model.variables]
+    """, "near miss: the list is read elsewhere, it may be lined up with the gradients", safety="unsafe"),
+    invalid("zip_in_a_loop", _MODEL + """
+    grads = tape.gradient(loss, model.variables)
+    for g, v in zip(grads, model.variables):
+        v.assign_sub(0.1 * g)
+    """, "near miss: the pairs go to a loop, not to an optimizer", safety="unsafe"),
+    invalid("zip_with_another_model", _MODEL + """
+    other = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+    grads = tape.gradient(loss, model.variables)
+    opt.apply_gradients(zip(grads, other.variables))
+    """, "near miss: zipped with another model's list", safety="unsafe"),
     valid("trainable_variables", _MODEL + """
     grads = tape.gradient(loss, model.trainable_variables)
     opt.apply_gradients(zip(grads, model.trainable_variables))
@@ -60,6 +118,10 @@ CASES = [
             loss = loss_fn()
         return tape.gradient(loss, thing.variables)
     """, "an object the model cannot type: unknown is not evidence"),
+    valid("two_owners_mixed", _MODEL + """
+    other = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+    grads = tape.gradient(loss, model.trainable_variables + other.non_trainable_variables)
+    """, "trainable of one, non-trainable of another: not one model's full list"),
     valid("variables_read_elsewhere", _MODEL + """
     grads = tape.gradient(loss, model.trainable_variables)
     saved = [v.numpy() for v in model.variables]
