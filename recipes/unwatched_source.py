@@ -9,7 +9,14 @@ before the first statement of the tape that reads it, it inserts
 ``tape.watch(x)`` as the first statement of the tape body. A variable
 counts too when the tape is ``watch_accessed_variables=False``. A NumPy
 array or Python list source (tape.gradient raises on it) is first converted
-before the tape: ``x = tf.convert_to_tensor(x, dtype=tf.float32)``.
+before the tape: ``x = tf.convert_to_tensor(x, dtype=tf.float32)``. A
+model's symbolic input (``model.inputs``, ``model.input``, or a name bound
+to one) becomes the tensor the tape's one call of that model is given:
+``tape.watch(images)`` goes just before the call, the watches of the
+symbolic input go, and the gradient is taken with respect to ``images``
+(``[images]`` when ``model.inputs``' result is indexed, iterated or
+unpacked as a list; ``[a, b]`` for ``model([a, b])``). Unsafe: the code
+after the gradient gets a tensor where it got None (or the watch raised).
 
 Why this is a bug: a tape records operations on trainable variables it
 sees and on tensors it was told to watch; a constant or a tensor computed
@@ -49,8 +56,15 @@ CAVEATS:
   computed outside the tape is outside-tape's.
 - A target the tape computes without reading the source (a constant) is
   reported without a fix: watching alone will not connect them.
-- Symbolic Keras tensors are reported with the way out (a model that also
-  outputs the intermediate tensor), never rewritten.
+- A model's symbolic input is rewritten only when the tape body uses the
+  model once, by a call with one positional argument that is a name (or a
+  list of names) of tensors, bound to the same value at the gradient call;
+  otherwise (two calls, an expression or NumPy data fed) it is reported
+  with the way out. ``model.inputs`` whose result is used other than as a
+  list (printed, passed on) becomes the bare tensor.
+- Other symbolic tensors (a layer's ``output``, ``keras.Input``) are
+  reported only: the way out needs a model with two outputs (one that also
+  outputs the intermediate tensor).
 """
 
 from __future__ import annotations
@@ -61,7 +75,7 @@ from typing import Callable, Optional
 from migrate.recipe import Recipe, propose
 from recipes import _fissix as s
 from recipes._model import MANY, Kind, model_of
-from recipes._model.dtypes import dtype_of, is_floating, is_integer, is_symbolic
+from recipes._model.dtypes import dtype_of, is_floating, is_integer, is_symbolic, model_input_of
 from recipes._model.sources import (computed_from, gradient_of_tape, reads_through_tensors, same_tensor,
                                     tape_module, tape_option)
 from recipes._pyast import has_a_named_tape
@@ -143,7 +157,7 @@ def _decide(node, capture, filename) -> bool:
     decisions = []
     for source in sources:
         source = s.unparen(source)
-        decision = _symbolic(model, tape, source) if is_symbolic(model, source) \
+        decision = _symbolic(model, tape, node, source, len(sources) == 1) if is_symbolic(model, source) \
             else _plain(model, tape, node, target, source) if s.is_name(source) else None
         if decision is not None:
             decisions.append(decision)
@@ -151,17 +165,119 @@ def _decide(node, capture, filename) -> bool:
     return bool(decisions)
 
 
-def _symbolic(model, tape, source) -> Optional[_Decision]:
+def _symbolic(model, tape, call, source, alone: bool) -> _Decision:
     what = s.shown(source)
     problem = (f"`{what}` is a symbolic Keras tensor (the model's graph), not a tensor of this call: "
                "the tape never records it, so its gradient is None")
+    at, problem = source, problem
     first = _first_computation(tape)
     for arg in tape.watch_arguments():
         if s.code(s.unparen(arg)) == s.code(source):
             place = next(i for i, stmt in enumerate(s.statements(tape.body)) if s.contains(stmt, arg))
             if first < 0 or place <= first:
-                return _Decision(arg, f"{problem}; watching it does nothing: {_SYMBOLIC_WAY_OUT}")
-    return _Decision(source, f"{problem}: {_SYMBOLIC_WAY_OUT}")
+                at, problem = arg, f"{problem}; watching it does nothing"
+                break
+    found = model_input_of(model, source)
+    if found is None:
+        return _Decision(at, f"{problem}: report only, the way out needs a model with two outputs: "
+                             f"{_SYMBOLIC_WAY_OUT}")
+    feed = _fed_tensor(model, tape, call, source, found) if alone else \
+        "the gradient call has other sources too"
+    way_out = f"watch the tensor the tape's call of `{found[0].value}` is given and differentiate with respect to it"
+    if isinstance(feed, str):
+        return _Decision(at, f"{problem}: {way_out} (not rewritten: {feed})")
+    return _Decision(at, f"{problem}: watch `{feed.watched}` (what the tape's one call of `{found[0].value}` is "
+                         f"given) before that call and differentiate with respect to `{feed.replacement}`; unsafe: "
+                         "the code after the gradient now gets a tensor where it got None",
+                     safety="unsafe", rewrite=lambda: _watch_fed(tape, feed))
+
+
+@dataclass
+class _Feed:
+    """The tensor a tape gives the model whose symbolic input was asked for."""
+
+    source: object
+    statement: object  # the statement of the model call: the watch goes before it
+    watches: list  # the statements watching the symbolic input: removed
+    watched: str
+    replacement: str
+
+
+def _fed_tensor(model, tape, call, source, found):
+    """The ``_Feed`` when the tape calls the model exactly once, with one positional
+    argument that is a name (or a list of names) bound to a tensor that the gradient
+    call still sees; else why not."""
+    owner, attr = found
+    same_model = model.reaching(owner.value, owner)
+    watches = []
+    for stmt in tape.body.pre_order():
+        parts = s.call_parts(stmt) if stmt.type == s.syms.power else None
+        if parts is None or parts[0] != f"{tape.name}.watch" or len(parts[1]) != 1:
+            continue
+        watched = model_input_of(model, parts[1][0])
+        if watched is None or model.reaching(watched[0].value, watched[0]) != same_model:
+            continue
+        if stmt.parent.type != s.syms.simple_stmt or len(stmt.parent.children) != 2:
+            return f"`{s.shown(stmt)}` is not a statement of its own"
+        watches.append(stmt.parent)
+    uses = [leaf for leaf in s.name_reads(tape.body, owner.value)
+            if model.reaching(owner.value, leaf) == same_model and not any(s.contains(w, leaf) for w in watches)]
+    if len(uses) != 1 or not _called(uses[0]):
+        return f"the tape {'does not call' if not uses else 'uses'} `{owner.value}`" + \
+            (f" {len(uses)} times" if len(uses) > 1 else "" if not uses else " other than by one call")
+    positional, keywords = s.split_arguments(uses[0].parent.children[1])
+    names = s.literal_elements(s.unparen(positional[0])) if len(positional) == 1 else None
+    names = names if names is not None else positional[:1]
+    if len(positional) != 1 or not names or "*" in s.code(uses[0].parent.children[1]) \
+            or not all(s.is_name(n) for n in names):
+        return f"`{s.shown(uses[0].parent)}` is not given one name (or a list of names) to watch"
+    for name in names:
+        value = model.kind_of(name)
+        if not value.is_tensor:
+            return f"`{name.value}` ({value.describe()}) is not a tensor the tape can watch"
+    if any(model.reaching(n.value, n) != model.reaching(n.value, call) for n in names):
+        return "the tensor given to it is rebound before the gradient call"
+    watched = s.shown(s.unparen(positional[0]))
+    single = len(names) == 1 and s.literal_elements(s.unparen(positional[0])) is None
+    replacement = f"[{watched}]" if single and attr == "inputs" and _used_as_list(model, call) else watched
+    return _Feed(source, s.statement_of(uses[0]), watches, watched, replacement)
+
+
+def _called(leaf) -> bool:
+    """``leaf`` is the callee of ``leaf(...)``."""
+    power = leaf.parent
+    return power.type == s.syms.power and power.children[0] is leaf and len(power.children) > 1 \
+        and power.children[1].type == s.syms.trailer and power.children[1].children[0].value == "("
+
+
+def _used_as_list(model, call) -> bool:
+    """Is the result of the gradient call indexed, iterated or unpacked (directly or
+    through the name it is bound to)?"""
+    if len(call.children) > 3:
+        return True
+    stmt = call.parent
+    if stmt.type != s.syms.expr_stmt or len(stmt.children) != 3 or stmt.children[2] is not call:
+        return False
+    if not s.is_name(stmt.children[0]):
+        return True  # unpacked
+    name = stmt.children[0].value
+    for leaf in s.name_reads(s.scope_of(call), name):
+        if leaf is stmt.children[0] or not any(b.statement is not None and s.contains(b.statement, stmt)
+                                               for b in model.reaching(name, leaf)):
+            continue
+        parent, following = leaf.parent, leaf.next_sibling
+        if following is not None and following.type == s.syms.trailer and following.children[0].value == "[" \
+                or parent.type in (s.syms.for_stmt, s.syms.comp_for) and parent.children[3] is leaf \
+                or parent.type == s.syms.star_expr:
+            return True
+    return False
+
+
+def _watch_fed(tape, feed) -> None:
+    for stmt in feed.watches:
+        s.remove_statement(stmt)
+    s.insert_before(feed.statement, s.parse_statement(f"{tape.name}.watch({feed.watched})"))
+    s.replace_with(feed.source, s.parse_expression(feed.replacement))
 
 
 def _watches_variables(tape) -> bool:

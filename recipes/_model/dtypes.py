@@ -6,6 +6,8 @@ symbolic Keras tensor (a functional model's graph, not a value of this call).
     dtype_named(model, node) -> tf.float32, np.half, "float32" -> "float32"
     is_symbolic(model, expr) -> keras.Input(...), a layer called on one,
                                 model.inputs / layer.output ...
+    model_input_of(model, expr) -> (owner NAME, "inputs" | "input") of ``m.inputs``
+                                (also through names bound to it), m a Keras model
 
 Why: a tape records gradients only through floating (and complex) dtypes,
 and watching a symbolic Keras tensor records nothing of an eager call, so
@@ -18,7 +20,7 @@ model's output); None is unknown, never a guess.
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Optional, Tuple
 
 from ._tree import split_arguments, syms, token, unparen
 from .values import Kind
@@ -218,3 +220,22 @@ def _is_keras_object(model: "Model", children) -> bool:
     return len(children) >= 3 and last.type == syms.trailer and last.children[0].type == token.LPAR \
         and children[-2].type == syms.trailer and children[-2].children[0].type == token.DOT \
         and children[-2].children[1].value == "get_layer"
+
+
+def model_input_of(model: "Model", expr) -> Optional[Tuple[object, str]]:
+    """(``m``, attribute) when ``expr`` is ``m.inputs``/``m.input`` of a Keras
+    model ``m`` (a NAME), or a name whose one assignment chain ends there: the
+    symbolic input whose eager counterpart is what a call of ``m`` is given."""
+    for _ in range(_DEPTH):
+        expr = unparen(expr)
+        if expr.type != token.NAME:
+            break
+        expr = model.assigned_value(expr.value, expr)
+        if expr is None:
+            return None
+    kids = expr.children if expr.type == syms.power else ()
+    if len(kids) != 2 or kids[0].type != token.NAME or kids[1].type != syms.trailer \
+            or kids[1].children[0].type != token.DOT or kids[1].children[1].value not in ("inputs", "input") \
+            or model.kind_of(kids[0]).kind is not Kind.MODEL:
+        return None
+    return kids[0], kids[1].children[1].value

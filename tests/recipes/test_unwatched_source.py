@@ -15,6 +15,12 @@ from recipe_cases import HEADER, check_case, fixed, invalid, params, run_body, v
 
 RECIPE = "unwatched-source"
 
+_SYMBOLIC = """
+        inputs = tf.keras.Input((4,))
+        model = tf.keras.Model(inputs, tf.keras.layers.Dense(2)(inputs))
+        images = tf.constant(np.random.rand(3, 4), dtype=tf.float32)
+        """
+
 CASES = [
     invalid("constant_source", """
         x = tf.constant([1.0, 2.0])
@@ -111,7 +117,54 @@ CASES = [
             tape.watch(model.inputs)
             loss = tf.reduce_sum(predictions)
         print(tape.gradient(loss, model.inputs))
-        """, "model.inputs watched after the forward pass: reported at the gradient", fixable=False),
+        """, "model.inputs watched after the one call of the model on `images`: watch images before the call, "
+             "differentiate with respect to it", safety="unsafe"),
+    invalid("model_input_never_watched", _SYMBOLIC + """
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(model(images, training=False))
+        grads = tape.gradient(loss, model.input)
+        """, "model.input, no watch: the fed tensor is watched and differentiated", safety="unsafe"),
+    invalid("model_inputs_indexed", _SYMBOLIC + """
+        with tf.GradientTape() as tape:
+            tape.watch(model.inputs)
+            loss = tf.reduce_sum(model(images))
+        grads = tape.gradient(loss, model.inputs)
+        print(grads[0].shape)
+        """, "the result of model.inputs (a list) is indexed: [images] keeps it a list", safety="unsafe"),
+    invalid("two_input_model", """
+        a_in, b_in = tf.keras.Input((2,)), tf.keras.Input((3,))
+        model = tf.keras.Model([a_in, b_in], tf.keras.layers.Dense(1)(tf.keras.layers.Concatenate()([a_in, b_in])))
+        a = tf.ones((4, 2))
+        b = tf.ones((4, 3))
+        with tf.GradientTape() as tape:
+            out = tf.reduce_sum(model([a, b]))
+        ga, gb = tape.gradient(out, model.inputs)
+        """, "a model called on a list of tensor names: watch and differentiate that list", safety="unsafe"),
+    invalid("model_called_twice", _SYMBOLIC + """
+        with tf.GradientTape() as tape:
+            tape.watch(model.inputs)
+            loss = tf.reduce_sum(model(images)) + tf.reduce_sum(model(2.0 * images))
+        print(tape.gradient(loss, model.inputs))
+        """, "near miss: two calls, which input is meant is not known: reported", fixable=False),
+    invalid("model_called_on_an_expression", _SYMBOLIC + """
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(model(images / 255.0))
+        print(tape.gradient(loss, model.inputs))
+        """, "near miss: the tensor fed is an expression, no name to watch: reported", fixable=False),
+    invalid("model_called_on_numpy", """
+        inputs = tf.keras.Input((4,))
+        model = tf.keras.Model(inputs, tf.keras.layers.Dense(2)(inputs))
+        images = np.random.rand(3, 4).astype("float32")
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(model(images))
+        print(tape.gradient(loss, model.inputs))
+        """, "near miss: NumPy data cannot be watched: reported", fixable=False),
+    invalid("fed_tensor_rebound", _SYMBOLIC + """
+        with tf.GradientTape(persistent=True) as tape:
+            loss = tf.reduce_sum(model(images))
+        images = tf.zeros((3, 4))
+        print(tape.gradient(loss, model.inputs))
+        """, "near miss: the gradient call sees another `images`: reported", fixable=False),
     valid("variable_source", """
         w = tf.Variable(1.0)
         with tf.GradientTape() as tape:

@@ -10,7 +10,10 @@ the sum of ``tape.gradient(y, x)``, so a None gradient fails the run.
   ``zeros``, ``ones`` (tensors); ``np_array``, ``py_list`` (host data:
   tape.gradient raises on them); ``variable`` (a tf.Variable, watched by
   the tape itself); ``model_input`` (``model.inputs``, a symbolic Keras
-  tensor: reported, with the way out);
+  tensor: the tape's one call of the model is given ``data``, so the fix
+  watches ``data`` and differentiates with respect to it, unsafe);
+  ``layer_output`` (``model.get_layer("hidden").output``: reported, the
+  way out needs a model with two outputs);
 - watch placement: ``none``, ``before`` the computation, ``after`` it (too
   late: nothing on the path has a watched input), ``alias`` (an alias bound
   before the tape is watched: the same tensor object);
@@ -23,13 +26,15 @@ Labels: a floating tensor not watched (or watched late) is unwatched-source
 safe at the gradient call; host float32 data is safe (converted), float64
 unsafe; an integer tensor is integer-source report (at the watch when there
 is one, else at the gradient call); an integer tf.Variable is integer-source
-safe at its constructor; ``model.inputs`` is unwatched-source report.
+safe at its constructor; ``model.inputs`` is unwatched-source unsafe, a
+layer's ``output`` unwatched-source report.
 Near-misses (a third): floating tensors watched before the computation or
 through an alias, float variables on a tape that watches variables (any
 placement), and watched early under ``watch_accessed_variables=False``.
 Combinations that are not one bug (host data watched: per-step-tape's; an
-integer variable on a tape that does not watch variables; integer host data)
-are not generated.
+integer variable on a tape that does not watch variables; integer host data;
+a watched layer output, which unconnected-source reports too) are not
+generated.
 """
 
 from __future__ import annotations
@@ -41,7 +46,8 @@ from variants import Program
 
 FAMILY = "gradient-sources"
 
-CONSTRUCTORS = ("tf_constant", "convert_to_tensor", "zeros", "ones", "np_array", "py_list", "variable", "model_input")
+CONSTRUCTORS = ("tf_constant", "convert_to_tensor", "zeros", "ones", "np_array", "py_list", "variable", "model_input",
+                "layer_output")
 WATCHES = ("none", "before", "after", "alias")
 FORMS = ("with_as", "persistent", "nested", "no_auto_watch")
 DTYPES = ("int32", "int64", "float16", "float32", "float64")
@@ -76,6 +82,8 @@ def _source(constructor: str, dtype: str) -> Optional[str]:
         if dtype in ("int32", "float32"):
             return f"x = tf.Variable({values})"
         return f"x = tf.Variable({values}, dtype=tf.{dtype})"
+    if constructor == "layer_output":
+        return 'x = model.get_layer("hidden").output' if dtype == "float32" else None
     return "x = model.inputs" if dtype == "float32" else None
 
 
@@ -87,8 +95,11 @@ def _expected(constructor: str, watch: str, form: str, dtype: str) -> Optional[T
         if watch != "none":
             raise KeyError("a watched host value is per-step-tape's")
         return "gradient", "unwatched-source " + ("safe" if dtype == "float32" else "unsafe")
-    if constructor == "model_input":
-        return ("watch" if watch == "before" else "gradient"), "unwatched-source report"
+    if constructor == "layer_output" and watch != "none":
+        raise KeyError("a watched layer output is unconnected-source's too")
+    if constructor in ("model_input", "layer_output"):
+        kind = "unsafe" if constructor == "model_input" else "report"
+        return ("watch" if watch == "before" else "gradient"), f"unwatched-source {kind}"
     if constructor == "variable":
         if not floating:
             if form == "no_auto_watch":
@@ -118,19 +129,20 @@ def _program(constructor: str, watch: str, form: str, dtype: str) -> Optional[Pr
     floating = dtype.startswith("float")
     watched = "same" if watch == "alias" else "x"
     value = "x" if floating else "tf.cast(x, tf.float32)"
-    if constructor == "model_input":
+    if constructor in ("model_input", "layer_output"):
         computation = ["y = tf.reduce_sum(model(data))"]
     else:
         computation = [f"xf = {value}", "y = tf.reduce_sum(0.5 * tf.square(xf) + tf.multiply(2.0, xf))"]
     body = [f"tape.watch({watched}){tag('watch')}"] if watch in ("before", "alias") else []
     body += computation
     body += [f"tape.watch({watched}){tag('watch')}"] if watch == "after" else []
-    total = "print(grad)" if constructor == "model_input" else 'print("gradient sum", float(tf.reduce_sum(grad)))'
+    total = "print(grad)" if constructor in ("model_input", "layer_output") else 'print("gradient sum", float(tf.reduce_sum(grad)))'
     lines = ['"""{doc}"""'.format(doc=_doc(constructor, watch, form, dtype, expected)),
              "import numpy as np", "import tensorflow as tf", ""]
-    if constructor == "model_input":
+    if constructor in ("model_input", "layer_output"):
         lines += ["tf.random.set_seed(0)", "inputs = tf.keras.Input((3,))",
-                  "model = tf.keras.Model(inputs, tf.keras.layers.Dense(1)(inputs))",
+                  'hidden = tf.keras.layers.Dense(2, name="hidden")(inputs)',
+                  "model = tf.keras.Model(inputs, tf.keras.layers.Dense(1)(hidden))",
                   "data = tf.constant(np.random.rand(2, 3), dtype=tf.float32)"]
     lines.append(source + tag("source"))
     if watch == "alias":

@@ -61,7 +61,14 @@ class TapeProbe(object):
         probe = self
 
         def gradient(tape, target, sources, *args, **kwargs):
-            result = original(tape, target, sources, *args, **kwargs)
+            try:
+                result = original(tape, target, sources, *args, **kwargs)
+            except Exception:
+                # TF 2.3 returns None for a symbolic Keras tensor (model.inputs); current Keras raises
+                flat = probe._tf.nest.flatten(sources)
+                if any(type(source).__name__ == "KerasTensor" for source in flat):
+                    probe._observe(sources, [None] * len(flat), sys._getframe(1))
+                raise
             probe._observe(sources, result, sys._getframe(1))
             return result
 
