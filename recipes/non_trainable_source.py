@@ -130,10 +130,10 @@ def _applied(model, zipped) -> bool:
     trailer = zipped.parent
     power = trailer.parent if trailer.type == s.syms.trailer and trailer.children[0].value == "(" else None
     if power is None or power.type != s.syms.power or power.children[-1] is not trailer \
-            or len(power.children) != 3 or power.children[1].type != s.syms.trailer \
-            or power.children[1].children[-1].value != "apply_gradients":
+            or len(power.children) < 3 or power.children[-2].type != s.syms.trailer \
+            or power.children[-2].children[-1].value != "apply_gradients":
         return False
-    receiver = model.kind_of(power.children[0])
+    receiver = model.receiver_kind(power, len(power.children) - 2)
     if receiver.kind is Kind.UNKNOWN:
         return True
     origin = receiver.origin

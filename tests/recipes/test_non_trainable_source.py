@@ -42,6 +42,24 @@ CASES = [
 
     step(tf.keras.Sequential([tf.keras.layers.Dense(1)]), tf.keras.optimizers.SGD(), tf.ones((2, 3)))
     """, "every call passes a Keras model", safety="safe"),
+    invalid("keras_train_step", """
+    class Net(tf.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.norm = tf.keras.layers.BatchNormalization()
+            self.out = tf.keras.layers.Dense(1)
+
+        def call(self, x, training=False):
+            return self.out(self.norm(x, training=training))
+
+        def train_step(self, data):
+            x, y = data
+            with tf.GradientTape() as tape:
+                loss = self.compiled_loss(y, self(x, training=True))
+            grads = tape.gradient(loss, self.variables)
+            self.optimizer.apply_gradients(zip(grads, self.variables))
+            return {"loss": loss}
+    """, "self in a Keras model, applied by self.optimizer", safety="safe"),
     invalid("gradients_read_otherwise", _MODEL + """
     grads = tape.gradient(loss, model.variables)
     norms = [tf.norm(g) for g in grads]
