@@ -38,7 +38,9 @@ CAVEATS:
 - ``apply_gradients`` on a value of unknown kind (an optimizer passed as a
   parameter) is taken for an optimizer's: it skips no pair of a ``zip``.
 - Gradients bound to a name are followed in their function; a list bound
-  to a name first (``params = model.variables``) is not rewritten.
+  to a name first (``params = model.variables``, one assignment in the
+  same function) is rewritten at that assignment, every read of the name
+  then follows it.
 - Gradients transformed first (clipped, scaled) make the fix unsafe; a
   ``zip`` of values computed from them with the same list is rewritten too,
   for the reader to review.
@@ -76,6 +78,7 @@ class _Plan:
     trainable: str
     pairs: List = field(default_factory=list)
     unsafe: str = ""
+    bound: object = None  # ``m.variables`` of ``params = m.variables`` when the sources are ``params``
 
 
 def _attribute(model, expr):
@@ -96,10 +99,23 @@ def _all_weights(model, expr) -> Optional[_Plan]:
         if None in parts or parts[0][0] != parts[1][0] or (parts[0][1], parts[1][1]) not in _MIXES:
             return None
         return _Plan(expr, parts[0][0], s.shown(expr), _MIXES[parts[0][1], parts[1][1]])
+    if expr.type == s.token.NAME:
+        return _bound_list(model, expr)
     found = _attribute(model, expr)
     if found is None or found[1] not in _TRAINABLE:
         return None
     return _Plan(expr, found[0], s.shown(expr), _TRAINABLE[found[1]])
+
+
+def _bound_list(model, name) -> Optional[_Plan]:
+    """``params`` whose one reaching assignment, in this scope, is ``params = m.variables``:
+    that assignment is what gets rewritten."""
+    binding = model.last_assignment(name.value, name)
+    value = binding.value if binding is not None and binding.how == "assign" else None
+    plan = _all_weights(model, value) if value is not None and value.type != s.token.NAME else None
+    if plan is None or s.scope_of(binding.statement) is not s.scope_of(name):
+        return None
+    return _Plan(name, plan.owner, name.value, plan.trainable, bound=plan.sources)
 
 
 def _same_list(model, expr, plan) -> bool:
@@ -208,10 +224,12 @@ def _other_reads(model, call, plan) -> List[str]:
     gradients: the code may line it up with them."""
     for node in s.scope_nodes(s.scope_of(call)):
         if node is plan.sources or any(node is p for p in plan.pairs) or node.type != plan.sources.type \
-                or not _same_list(model, node, plan):
+                or node.type == s.token.NAME and (not s.not_an_attribute(node) or s.contains(
+                    s.statement_of(plan.bound), node)) or not _same_list(model, node, plan):
             continue
-        return [f"`{plan.shown}` is also read at line {node.get_lineno()}, and the gradients no longer "
-                "line up with it"]
+        after = "which now sees the trainable list only" if plan.bound is not None \
+            else "and the gradients no longer line up with it"
+        return [f"`{plan.shown}` is also read at line {node.get_lineno()}, {after}"]
     return []
 
 
@@ -228,13 +246,14 @@ def _decide(node, capture, filename) -> bool:
 
 def _modify(node, capture, filename) -> None:
     plan = capture["plan"]
-    message = (f"`{plan.shown}` includes non-trainable weights (BatchNormalization statistics, frozen "
+    bound = f" (`{s.shown(plan.bound)}`, line {plan.bound.get_lineno()})" if plan.bound is not None else ""
+    message = (f"`{plan.shown}`{bound} includes non-trainable weights (BatchNormalization statistics, frozen "
                "layers): their gradients are None (apply_gradients warns, and fails with \"No gradients "
                f"provided\" when none is left); differentiate `{plan.owner}.{plan.trainable}`")
     if plan.unsafe:
         message += f"; unsafe: {plan.unsafe}"
     if propose(plan.sources, message, safety="unsafe" if plan.unsafe else None):
-        for expr in [plan.sources] + plan.pairs:
+        for expr in [plan.bound] if plan.bound is not None else [plan.sources] + plan.pairs:
             s.replace_with(expr, s.parse_expression(f"{plan.owner}.{plan.trainable}"))
 
 

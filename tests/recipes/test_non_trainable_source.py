@@ -60,6 +60,17 @@ CASES = [
             self.optimizer.apply_gradients(zip(grads, self.variables))
             return {"loss": loss}
     """, "self in a Keras model, applied by self.optimizer", safety="safe"),
+    invalid("list_bound_to_a_name", _MODEL + """
+    params = model.variables
+    grads = tape.gradient(loss, params)
+    opt.apply_gradients(zip(grads, params))
+    """, "the list bound first: rewritten at its assignment", safety="safe"),
+    invalid("list_bound_and_read_again", _MODEL + """
+    params = model.variables
+    grads = tape.gradient(loss, params)
+    opt.apply_gradients(zip(grads, params))
+    print(len(params))
+    """, "near miss: the bound list is read elsewhere too", safety="unsafe"),
     invalid("gradients_read_otherwise", _MODEL + """
     grads = tape.gradient(loss, model.variables)
     norms = [tf.norm(g) for g in grads]
@@ -140,6 +151,10 @@ CASES = [
     other = tf.keras.Sequential([tf.keras.layers.Dense(1)])
     grads = tape.gradient(loss, model.trainable_variables + other.non_trainable_variables)
     """, "trainable of one, non-trainable of another: not one model's full list"),
+    valid("name_of_something_else", _MODEL + """
+    params = make_params(model)
+    grads = tape.gradient(loss, params)
+    """, "a name bound to an unknown call: unknown is not evidence"),
     valid("variables_read_elsewhere", _MODEL + """
     grads = tape.gradient(loss, model.trainable_variables)
     saved = [v.numpy() for v in model.variables]
