@@ -46,6 +46,10 @@ CAVEATS:
   for the reader to review.
 - A model whose weights are all trainable gets the same gradients either
   way: the finding is still made (its next BatchNormalization would break it).
+- Under tf.keras (Keras 2) a frozen layer's (``trainable = False``)
+  variables are still watched by the tape: their gradients are not None,
+  and ``apply_gradients`` over ``model.variables`` trained them despite the
+  freeze. The fix stops that, as the freeze asked: training changes there.
 """
 
 from __future__ import annotations
