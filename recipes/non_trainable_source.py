@@ -24,8 +24,11 @@ Example::
     opt.apply_gradients(zip(grads, model.trainable_variables))
 
 Safe when every use of the gradients is such a ``zip`` given to an
-optimizer's ``apply_gradients`` (both lists rewritten) and the list is read
-nowhere else in the function. Otherwise the fix is unsafe and says why:
+optimizer's ``apply_gradients`` (both lists rewritten), the list is read
+nowhere else in the function, and no layer can be frozen: the model is built
+by a call in this module and nothing here sets ``trainable`` (a model passed
+in, ``self``, or a module that freezes layers make the fix unsafe: see the
+last caveat). Otherwise the fix is unsafe and says why:
 the gradients indexed, iterated, counted against None, passed to other code
 or returned (their positions and number now follow the trainable list), or
 the list read again elsewhere (it no longer lines up with the gradients).
@@ -54,6 +57,7 @@ CAVEATS:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import List, Optional
 
@@ -237,13 +241,37 @@ def _other_reads(model, call, plan) -> List[str]:
     return []
 
 
+_FREEZE = re.compile(r"\btrainable\s*=\s*(?!True\b)")
+
+
+def _maybe_frozen(model, call, plan) -> List[str]:
+    """Under tf.keras a frozen layer's variables get gradients through ``.variables`` and
+    ``apply_gradients`` trains them: the fix stops that. Safe only when no layer can be
+    frozen: the owner is built by a call in this module and nothing here sets ``trainable``."""
+    root = call
+    while root.parent is not None:
+        root = root.parent
+    if _FREEZE.search(str(root)):
+        return ["this module sets `trainable`: under tf.keras a frozen layer's variables are trained "
+                "through `.variables`, and the fix stops that"]
+    owner = next(plan.sources.leaves()) if plan.bound is None else next(plan.bound.leaves())
+    bindings = model.reaching(owner.value, owner)
+    if not bindings or any(b.how != "assign" or b.value is None or b.value.type != s.syms.power
+                           or b.value.children[-1].type != s.syms.trailer
+                           or b.value.children[-1].children[0].value != "(" for b in bindings):
+        return [f"`{owner.value}` is not built here: a layer frozen elsewhere is trained through "
+                "`.variables` under tf.keras, and the fix stops that"]
+    return []
+
+
 def _decide(node, capture, filename) -> bool:
     model = model_of(node)
     found = gradient_of_tape(model, node, capture["tape"])
     plan = _all_weights(model, found[1][1]) if found is not None else None
     if plan is None:
         return False
-    plan.unsafe = "; ".join(_gradient_uses(model, node, plan) + _other_reads(model, node, plan))
+    plan.unsafe = "; ".join(_gradient_uses(model, node, plan) + _other_reads(model, node, plan)
+                            + _maybe_frozen(model, node, plan))
     capture["plan"] = plan
     return True
 
@@ -251,8 +279,8 @@ def _decide(node, capture, filename) -> bool:
 def _modify(node, capture, filename) -> None:
     plan = capture["plan"]
     bound = f" (`{s.shown(plan.bound)}`, line {plan.bound.get_lineno()})" if plan.bound is not None else ""
-    message = (f"`{plan.shown}`{bound} includes non-trainable weights (BatchNormalization statistics, frozen "
-               "layers): their gradients are None (apply_gradients warns, and fails with \"No gradients "
+    message = (f"`{plan.shown}`{bound} includes non-trainable weights (BatchNormalization statistics; "
+               "frozen layers' under Keras 3): their gradients are None (apply_gradients warns, and fails with \"No gradients "
                f"provided\" when none is left); differentiate `{plan.owner}.{plan.trainable}`")
     if plan.unsafe:
         message += f"; unsafe: {plan.unsafe}"

@@ -41,7 +41,8 @@ CASES = [
         opt.apply_gradients(zip(grads, model.variables))
 
     step(tf.keras.Sequential([tf.keras.layers.Dense(1)]), tf.keras.optimizers.SGD(), tf.ones((2, 3)))
-    """, "every call passes a Keras model", safety="safe"),
+    """, "near miss: a model passed in may have layers frozen elsewhere, which tf.keras trains through "
+        "model.variables: unsafe", safety="unsafe"),
     invalid("keras_train_step", """
     class Net(tf.keras.Model):
         def __init__(self):
@@ -59,7 +60,13 @@ CASES = [
             grads = tape.gradient(loss, self.variables)
             self.optimizer.apply_gradients(zip(grads, self.variables))
             return {"loss": loss}
-    """, "self in a Keras model, applied by self.optimizer", safety="safe"),
+    """, "near miss: self's layers may be frozen by the code that builds the model: unsafe", safety="unsafe"),
+    invalid("a_layer_frozen_here", _MODEL + """
+    model.layers[0].trainable = False
+    grads = tape.gradient(loss, model.variables)
+    opt.apply_gradients(zip(grads, model.variables))
+    """, "near miss: under tf.keras the frozen layer was trained through model.variables; the fix stops "
+        "that: unsafe", safety="unsafe"),
     invalid("list_bound_to_a_name", _MODEL + """
     params = model.variables
     grads = tape.gradient(loss, params)
