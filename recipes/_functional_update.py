@@ -39,6 +39,7 @@ _BUILTINS = frozenset({"print", "float", "int", "bool", "abs", "len", "range", "
 _VALUE_BUILTINS = frozenset({"print", "float", "int", "abs", "len"})
 # what a read may be followed by: the same on a tensor as on a variable
 _TENSOR_ATTRIBUTES = frozenset({"shape", "dtype", "get_shape", "numpy"})
+_ASSIGN_KEYWORDS = frozenset({"value", "use_locking", "name", "read_value"})
 _ATOMIC = (token.NAME, token.NUMBER, syms.power, syms.atom, syms.term, syms.factor)
 
 
@@ -104,8 +105,8 @@ def _decide(model, assign, body) -> Tuple[str, List[Tuple[object, int]]]:
     positional, keywords = split_arguments(assign.children[-1])
     if path is None:
         raise _Refused("the variable is not spelled as a name or an attribute (`v`, `self.w`)")
-    if len(positional) + len(keywords) != 1 or (not positional and "value" not in keywords):
-        raise _Refused("the assign takes more than the value")
+    if len(positional) != (0 if "value" in keywords else 1) or set(keywords) - _ASSIGN_KEYWORDS:
+        raise _Refused("the assign's arguments are not the value and its options")
     statement = assign.parent
     if statement.type != syms.simple_stmt or len(statement.children) != 2 or not is_block(statement.parent):
         raise _Refused("the assign is not a statement of its own")
