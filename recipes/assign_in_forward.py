@@ -59,6 +59,9 @@ CAVEATS:
 - only the reads in that body change: other methods, later calls and code
   after the tape still read the variable, which holds the assigned value
   (without its gradient).
+- an accumulating update (``assign_add`` in a ``call``) still accumulates
+  from call to call: the gradient reaches this call's increment only, and
+  the output drifts between training steps, so the loss may not go down.
 - a read through a function the model cannot see into is not followed:
   such an assign is not reported.
 """
