@@ -241,6 +241,8 @@ class _Later:
             return
         if at == 2 and head.type == token.NAME and model.tape_named(head.value, power) is not None:
             return  # `tape.watch(x)`, `tape.gradient(...)`: a read of the variable there is checked as a read
+        if method in _TENSOR_ATTRIBUTES and attribute_path(children[:at - 1]) == self.path:
+            return  # `v.numpy()`: the read itself
         if model.receiver_kind(power, at).kind in (Kind.LAYER, Kind.MODEL):
             self.layer(children[:at], power)
             return
