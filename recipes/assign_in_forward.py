@@ -71,7 +71,7 @@ from __future__ import annotations
 from migrate.recipe import Recipe, propose
 from recipes._fissix import contains, per_tree, shown
 from recipes._functional_update import plan, rewrite
-from recipes._model import model_of
+from recipes._model import forget, model_of
 from recipes._pyast import methods_calling, tapes
 
 ASSIGN = "power< any* trailer< '.' ('assign'|'assign_add'|'assign_sub') > trailer< '(' any* ')' > >"
@@ -118,6 +118,9 @@ def _report(node, capture, filename) -> None:
                        f"training, `{update.name}` keeps the value's dtype and shape where the assign would cast "
                        "or check them, and code elsewhere still reads the variable)", safety="unsafe"):
         rewrite(node, update)
+        # the tree's model now misdescribes the rewritten body: a later decision in this pass (another
+        # recipe's, on a statement after it) must read a model of the tree as it is
+        forget(node)
 
 
 def _may_assign_in_forward(facts):

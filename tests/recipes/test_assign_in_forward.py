@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import pytest
 
+from migrate.engine import Options, transform
+from migrate.registry import all_recipes
+
 from recipe_cases import check_case, fixed, invalid, params, valid
 
 RECIPE = "assign-in-forward"
@@ -274,3 +277,14 @@ def test_the_functional_update_is_a_fixpoint_that_keeps_the_assign(case):
     output = fixed(case.source, RECIPE)
     assert output.count(".assign") == case.source.count(".assign")
     compile(output, "case.py", "exec")
+
+
+def test_a_recipe_deciding_after_the_fix_sees_the_rewritten_body():
+    """Every recipe, fixes applied (as `check` runs them): unconnected-source
+    decides on `t.gradient(loss, x)` after the rewrite of the tape's body in
+    the same pass, and must see `x` reach `loss` through the new name, not a
+    model of the input with the rewritten reads unknown."""
+    case = next(c for c in CASES if c.name == "assign_add_in_tape")
+    result = transform(case.source, "case.py", Options(tuple(all_recipes().values()), unsafe_fixes=True,
+                                                       isolated=True))
+    assert [d.recipe for d in result.diagnostics] == [RECIPE], result.diagnostics
