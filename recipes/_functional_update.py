@@ -7,11 +7,11 @@ Keras ``call``).
 
 and every later explicit read of ``V`` in the same block reads ``new``. It
 is offered only when the model can see every later reader of the variable
-in the body: explicit spellings of it (``v``, ``self.w``) used as a tensor
-is used, no call that may read it implicitly (its owner, a function the
-fix cannot see into), no second write, no loop around the assign in the
-body. ``plan`` answers an ``Update``: the fresh name and the reads, or the
-reason it is not offered.
+in the body: explicit spellings of it (``v``, ``self.w``), each used where
+a tensor does what the variable did; no call that may read it implicitly
+(its owner, a function the fix cannot see into); no second write; no loop
+around the assign in the body. ``plan`` answers an ``Update``: the fresh
+name and the reads, or the reason it is not offered.
 """
 
 from __future__ import annotations

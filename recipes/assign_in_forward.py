@@ -17,7 +17,8 @@ value was computed from. The gradient with respect to the input or the
 weights behind ``value`` is None (MAML-style fast weights copied into a
 model, a memory written in ``call``, an input stored in a weight).
 
-Way out: a functional update: compute the new value as a tensor and use
+Way out (by hand where the fix below is not offered): a functional
+update: compute the new value as a tensor and use
 that tensor in the forward pass (``w_fast = w - lr * g``, then compute with
 ``w_fast``, e.g. through a functional call of the layer); keep the state
 update (the assign) outside the differentiated path, after the gradient.
@@ -32,9 +33,9 @@ the forward pass's body (the tape's block, or the ``call``)::
 ``v.assign_add(e)`` binds ``v_value = v + e`` (``assign_sub``: ``v - e``)
 and assigns it; the assign stays, so the state is still updated. Offered
 only when every later read of the variable in that body is an explicit
-spelling of it (``v``, ``self.w``) in the assign's own block, used as a
-tensor is used (arithmetic, a subscript, ``.shape``, an argument of a
-TensorFlow function or a layer); when no later call may read it implicitly
+spelling of it (``v``, ``self.w``) in the assign's own block, used where
+a tensor does what the variable did (arithmetic, a subscript, ``.shape``,
+an argument of a TensorFlow function or a layer); when no later call may read it implicitly
 (calling the model or layer that holds it, e.g. fast weights copied into
 ``model_copy`` and then ``model_copy(x)``; a function of this module or one
 given ``self``; any layer, unless the variable is provably made on its own
