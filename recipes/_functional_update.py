@@ -261,14 +261,15 @@ class _Later:
     def layer(self, callee, power) -> None:
         """A layer or model called after the assign reads its own weights:
         not the variable's owner, nor (unless the variable is provably made
-        apart from every model) anything that may hold it."""
+        apart from every model) anything that may hold it, nor a layer of a
+        class of this module (it may have been given the owner)."""
         name = attribute_path(callee)
         if name is None or self.path == name or self.path.startswith(name + "."):
             raise _Refused(f"calling `{shown(power)}` reads the variable implicitly (it holds it); a "
                            "functional call of it is a redesign the author makes")
         if not self.own:
             raise _Refused(f"`{shown(power)}` may read the variable (it may be one of its weights)")
-        if "." not in self.path and not _library_instance(self.model, power, len(callee)):
+        if not _library_instance(self.model, power, len(callee)):
             raise _Refused(f"`{shown(power)}` is a layer of this module, whose code may read `{self.path}`")
 
 

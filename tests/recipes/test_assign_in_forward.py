@@ -133,6 +133,31 @@ CASES = [
             self.w.assign(x)
             return self.w + self.scaled(x)
     """, "a method of the layer runs after the assign and may read the weight", fixable=False),
+    invalid("module_sublayer_after", """
+    import tensorflow as tf
+
+
+    class Reader(tf.keras.layers.Layer):
+        def __init__(self, owner):
+            super().__init__()
+            self.owner = owner
+
+        def call(self, x):
+            return x * self.owner.w
+
+
+    class Energy(tf.keras.layers.Layer):
+        def __init__(self):
+            super().__init__()
+            self.reader = Reader(self)
+
+        def build(self, input_shape):
+            self.w = self.add_weight(name="w", shape=(), initializer="ones")
+
+        def call(self, x):
+            self.w.assign(x)
+            return self.w + self.reader(x)
+    """, "a sublayer of this module's class runs after the assign: it was given the owner", fixable=False),
     invalid("assign_in_a_loop", """
     import tensorflow as tf
 
