@@ -17,10 +17,32 @@ value was computed from. The gradient with respect to the input or the
 weights behind ``value`` is None (MAML-style fast weights copied into a
 model, a memory written in ``call``, an input stored in a weight).
 
-Way out: a functional update: compute the new value as a tensor and use
+Way out (by hand where the fix below is not offered): a functional
+update: compute the new value as a tensor and use
 that tensor in the forward pass (``w_fast = w - lr * g``, then compute with
 ``w_fast``, e.g. through a functional call of the layer); keep the state
 update (the assign) outside the differentiated path, after the gradient.
+
+Fix (UNSAFE), where the model sees every later reader of the variable in
+the forward pass's body (the tape's block, or the ``call``)::
+
+    self.w.assign(x)            w_value = x
+    return -0.5 * self.w ** 2   self.w.assign(w_value)
+                                return -0.5 * w_value ** 2
+
+``v.assign_add(e)`` binds ``v_value = v + e`` (``assign_sub``: ``v - e``)
+and assigns it; the assign stays, so the state is still updated. Offered
+only when every later read of the variable in that body is an explicit
+spelling of it (``v``, ``self.w``) in the assign's own block, used where
+a tensor does what the variable did (arithmetic, a subscript, ``.shape``,
+an argument of a TensorFlow function or a layer); when no later call may read it implicitly
+(calling the model or layer that holds it, e.g. fast weights copied into
+``model_copy`` and then ``model_copy(x)``; a function of this module or one
+given ``self``; any layer, unless the variable is provably made on its own
+by ``tf.Variable``/``add_weight``); when nothing writes or rebinds it
+again; when no loop in the body holds the assign (the next round would
+read the old value through the variable); and when the assign is a
+statement of its own. Otherwise the finding says why it is not offered.
 
 Left alone: state updates whose value is not differentiable (counters,
 ``assign_add(1)``), updates nothing reads afterwards on the way to the
@@ -29,17 +51,28 @@ steps after ``tape.gradient`` or outside the tape, assigns in a later
 iteration of a training loop (they are not in the same forward pass).
 
 CAVEATS:
-- report only: the functional form of a model is a redesign the author
-  makes.
-- a read through a function the model cannot see into is not followed: such
-  an assign is not reported.
+- the fix is unsafe: the gradient now flows through the assigned value
+  into whatever it was computed from; that is the point, and it changes
+  what training does.
+- ``v.assign`` casts and checks the value's dtype and shape; the new name
+  keeps the value's own (a float64 value, a broadcast shape): the forward
+  pass may compute in another dtype or shape than before.
+- only the reads in that body change: other methods, later calls and code
+  after the tape still read the variable, which holds the assigned value
+  (without its gradient).
+- an accumulating update (``assign_add`` in a ``call``) still accumulates
+  from call to call: the gradient reaches this call's increment only, and
+  the output drifts between training steps, so the loss may not go down.
+- a read through a function the model cannot see into is not followed:
+  such an assign is not reported.
 """
 
 from __future__ import annotations
 
 from migrate.recipe import Recipe, propose
 from recipes._fissix import contains, per_tree, shown
-from recipes._model import model_of
+from recipes._functional_update import plan, rewrite
+from recipes._model import forget, model_of
 from recipes._pyast import methods_calling, tapes
 
 ASSIGN = "power< any* trailer< '.' ('assign'|'assign_add'|'assign_sub') > trailer< '(' any* ')' > >"
@@ -47,10 +80,11 @@ _ASSIGNS = ("assign", "assign_add", "assign_sub")
 
 
 def _assigns_in_forward(root) -> dict:
-    """id of each assign read on the way to a target in its forward pass -> the target."""
+    """id of each assign read on the way to a target in its forward pass ->
+    (the target, its functional update or why there is none)."""
     model = model_of(root)
     differentiation = model.differentiation
-    found = {}
+    found, names = {}, {}
     for target in differentiation.targets():
         if target.how not in ("tape", "call"):
             continue
@@ -60,8 +94,9 @@ def _assigns_in_forward(root) -> dict:
         tape = model.tape_named(target.where.children[0].value, target.where) if target.how == "tape" else None
         for assign in walked.assigns:
             inside = model.tape_of(assign) is tape if tape is not None else contains(target.node, assign)
-            if inside and (tape is not None or target.how == "call"):
-                found.setdefault(id(assign), target)
+            if inside and id(assign) not in found:
+                body = tape.body if tape is not None else target.node.children[-1]
+                found[id(assign)] = target, plan(model, assign, body, names)
     return found
 
 
@@ -70,13 +105,23 @@ def _in_forward(node, capture, filename) -> bool:
 
 
 def _report(node, capture, filename) -> None:
-    target = per_tree(node, "assign-in-forward", _assigns_in_forward)[id(node)]
+    target, update = per_tree(node, "assign-in-forward", _assigns_in_forward)[id(node)]
     where = "this layer's output" if target.how == "call" else f"`{shown(target.node)}`"
-    propose(node, f"`{shown(node)}` stores a differentiable value in a variable that is read afterwards on the "
-                  f"way to {where}: the gradient stops at the assign, so gradients with respect to what the "
-                  "value was computed from are None. Way out: a functional update: compute the new value as "
-                  "a tensor and use it in the forward pass; keep the assign outside the differentiated path "
-                  "(after the gradient)", fixable=False)
+    message = f"`{shown(node)}` stores a differentiable value in a variable that is read afterwards on the " \
+              f"way to {where}: the gradient stops at the assign, so gradients with respect to what the " \
+              "value was computed from are None. Way out: a functional update: compute the new value as " \
+              "a tensor and use it in the forward pass"
+    if update.name is None:
+        propose(node, f"{message}; keep the assign outside the differentiated path (after the gradient). "
+                      f"Not fixed: {update.reason}", fixable=False)
+    elif propose(node, f"{message} (fix: bind it to `{update.name}`, assign that, and read `{update.name}` "
+                       "after it in this body; unsafe: the gradient now flows through the value, which changes "
+                       f"training, `{update.name}` keeps the value's dtype and shape where the assign would cast "
+                       "or check them, and code elsewhere still reads the variable)", safety="unsafe"):
+        rewrite(node, update)
+        # the tree's model now misdescribes the rewritten body: a later decision in this pass (another
+        # recipe's, on a statement after it) must read a model of the tree as it is
+        forget(node)
 
 
 def _may_assign_in_forward(facts):
@@ -88,8 +133,9 @@ def _may_assign_in_forward(facts):
 
 RECIPE = Recipe(
     id="assign-in-forward",
-    summary="v.assign(value) in a tape body or Keras call, then v read on the way to the loss (report)",
-    safety="safe",
+    summary="v.assign(value) in a tape body or Keras call, then v read on the way to the loss (report; "
+            "functional update where every later read is explicit)",
+    safety="unsafe",
     query=lambda q: q.select(ASSIGN).filter(_in_forward).modify(_report),
     tokens=(".assign",),
     precheck=_may_assign_in_forward,

@@ -17,11 +17,16 @@ metric (Keras never differentiates a metric). Rounding of a call-free
 operand gets the unsafe straight-through fix; the others are reports.
 
 assign-in-forward: ``assign``/``assign_add``/``assign_sub`` of the
-prediction into a variable, in a tape body or a layer's ``call``. Bugs:
-``reaches`` (the loss reads the variable after the assign), ``chained``
-(read through another name). Near-misses: ``beside`` (the loss reads the
-prediction, the variable is state nobody reads) and ``constant`` (a counter
-update, read afterwards, but its value is no function of the weights).
+prediction into a variable, in a tape body or a layer's ``call``. Bugs
+with the unsafe functional update: ``reaches`` (the loss reads the variable
+after the assign), ``chained`` (read through another name). Bugs reported
+without a fix: ``loop`` (the assign in a loop of the body), ``second_write``
+(the variable written again after the read), ``helper`` (a function of the
+module, or a method of the layer, that reads the variable runs after the
+assign). Near-misses: ``beside`` (the loss reads the prediction, the
+variable is state nobody reads), ``constant`` (a counter update, read
+afterwards, but its value is no function of the weights) and
+``read_before`` (the variable read before the assign only).
 
 Every program is runnable with the runner protocol (``training_case()``); a
 tape program also takes one step at import, so the runner's dynamic check
@@ -56,7 +61,9 @@ REACH = ("reaches", "helper", "chained", "beside", "mask")
 BUGS = ("reaches", "helper", "chained")
 ASSIGNS = ("assign", "assign_add", "assign_sub")
 ASSIGN_CONTEXTS = ("tape", "call")
-ASSIGN_REACH = ("reaches", "chained", "beside", "constant")
+ASSIGN_REACH = ("reaches", "chained", "beside", "constant", "read_before", "loop", "second_write", "helper")
+ASSIGN_KIND = {"reaches": "unsafe", "chained": "unsafe", "loop": "report", "second_write": "report",
+               "helper": "report"}  # the bugs; the others are near-misses
 
 DIMENSIONS = {
     "non-differentiable op spelling": tuple(OPS),
@@ -175,16 +182,26 @@ def training_case():
 
 
 def _assign(method: str, context: str, reach: str) -> Program:
-    bug = reach in ("reaches", "chained")
-    label = _LABEL.format(recipe="assign-in-forward", kind="report") if bug else ""
-    value = "tf.ones_like(p)" if reach == "constant" else "p"
+    bug = reach in ASSIGN_KIND
+    label = _LABEL.format(recipe="assign-in-forward", kind=ASSIGN_KIND[reach]) if bug else ""
+    if context == "tape":
+        value = "tf.ones_like(p)" if reach == "constant" else "p"
+    else:
+        value = "tf.ones((1,))" if reach == "constant" else "tf.reduce_mean(p, axis=0)"
     doc = (f"{method} of the prediction in a {context}; {reach}: "
            + ("the target reads the variable after the assign, so the gradient stops there."
               if bug else "the target does not depend on the weights through the assign."))
-    read = {"reaches": "state", "chained": "kept", "beside": "p", "constant": "p + state"}[reach]
-    alias = ["kept = state * 1.0"] if reach == "chained" else []
+    read = {"reaches": "state", "chained": "kept", "beside": "p", "constant": "p + state", "read_before": "kept",
+            "loop": "state", "second_write": "kept", "helper": "state * scale(p)"}[reach]
+    before = ["kept = p + state"] if reach == "read_before" else []
+    alias = ["kept = state * 1.0"] if reach in ("chained", "second_write") else []
+    alias += ["state.assign(tf.zeros_like(kept))"] if reach == "second_write" else []
+    assign = [f"state.{method}({value}){label}"]
+    if reach == "loop":
+        assign = ["for _ in range(2):", "    " + assign[0]]
     if context == "tape":
-        code = f'''
+        helper = "\n\ndef scale(t):\n    return 1.0 + 0.0 * tf.reduce_mean(t * state)\n" if reach == "helper" else ""
+        code = helper + f'''
 
 state = tf.Variable(tf.zeros((8, 1)))
 
@@ -193,8 +210,7 @@ def step(x, y):
     model = build_model()
     with tf.GradientTape() as tape:
         p = model(x)
-        state.{method}({value}){label}
-{_indent(alias, 8)}        loss = tf.reduce_mean(tf.square({read} - y))
+{_indent(before + assign + alias, 8)}        loss = tf.reduce_mean(tf.square({read} - y))
     return tape.gradient(loss, model.trainable_variables)
 
 
@@ -206,10 +222,9 @@ def training_case():
 grads = step(*data())
 '''
     else:
-        value = value.replace("p", "tf.reduce_mean(p, axis=0)") if reach != "constant" else "tf.ones((1,))"
-        alias = [line.replace("state", "self.state") for line in alias]
-        out = read.replace("state", "self.state")
-        if reach in ("reaches", "chained"):
+        lines = [line.replace("state", "self.state") for line in before + assign + alias]
+        out = read.replace("state", "self.state").replace("scale(", "self.scale(")
+        if bug:
             out = f"{out} * tf.ones_like(p)"
         code = f'''
 
@@ -221,10 +236,12 @@ class Head(tf.keras.layers.Layer):
     def build(self, input_shape):
         self.state = self.add_weight(name="state", shape=(1,), initializer="zeros", trainable=False)
 
+    def scale(self, t):
+        return 1.0 + 0.0 * tf.reduce_mean(t * self.state)
+
     def call(self, inputs):
         p = self.dense(inputs)
-        self.state.{method}({value}){label}
-{_indent(alias, 8)}        return {out}
+{_indent(lines, 8)}        return {out}
 
 
 def training_case():
