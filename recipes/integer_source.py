@@ -59,13 +59,15 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import List, Optional, Set, Union
+from typing import List, Optional, Union
 
 from migrate.recipe import Recipe, SourceFacts, propose, walk
 from recipes import _fissix as s
+from recipes._integer_source.reads import is_gradient_source, unsafe_read
+from recipes._integer_source.together import Together, bindings_read
 from recipes._model import Kind, model_of
-from recipes._model.dtypes import dtype_named, dtype_of, is_floating, is_integer
-from recipes._model.sources import gradient_arguments, gradient_of_tape, same_tensor
+from recipes._model.dtypes import dtype_named, dtype_of, is_integer
+from recipes._model.sources import gradient_of_tape, same_tensor
 from recipes._pyast import code_text, keras_classes, statements, tapes
 
 VARIABLE = "power< any* trailer< '.' 'Variable' > trailer< '(' any* ')' > >"
@@ -73,8 +75,6 @@ BARE_VARIABLE = "power< 'Variable' trailer< '(' any* ')' > >"
 ADD_WEIGHT = "power< any* trailer< '.' 'add_weight' > trailer< '(' any* ')' > >"
 WATCH = "power< tape=NAME trailer< '.' method='watch' > trailer< '(' any ')' > >"
 GRADIENT = "power< tape=NAME trailer< '.' method='gradient' > trailer< '(' arglist ')' > any* >"
-_SOURCE_METHODS = {"gradient", "minimize", "jacobian"}
-_ARITHMETIC = {"+", "-", "*", "/", "**"}
 
 
 def _tf_module(model, call) -> Optional[str]:
@@ -122,139 +122,11 @@ def _integer_variable(node, capture, filename) -> bool:
     else:
         reads = [leaf for leaf in s.name_reads(s.scope_of(node), key)
                  if any(b.node is node.parent.children[0] for b in model.reaching(key, leaf))]
-        if not any(_is_gradient_source(model, leaf) for leaf in reads):
+        if not any(is_gradient_source(model, leaf) for leaf in reads):
             return False
-        capture["reasons"] = [r for r in (_unsafe_read(model, leaf) for leaf in reads) if r]
+        capture["reasons"] = [r for r in (unsafe_read(model, leaf) for leaf in reads) if r]
     capture["positional"], capture["keywords"] = positional, keywords
     return True
-
-
-def _is_gradient_source(model, leaf) -> bool:
-    """``leaf`` is (in) the sources of ``tape.gradient``/``minimize``/``var_list=``."""
-    node = leaf
-    while node.parent is not None and node.type not in (s.syms.simple_stmt, s.syms.suite):
-        parent = node.parent
-        if parent.type == s.syms.argument and parent.children[0].type == s.token.NAME \
-                and parent.children[0].value == "var_list":
-            return True
-        if parent.type == s.syms.trailer and parent.children[0].type == s.token.LPAR:
-            power = parent.parent
-            index = s.index_of(power.children, parent)
-            method = power.children[index - 1]
-            if method.type == s.syms.trailer and method.children[0].type == s.token.DOT \
-                    and method.children[1].value in _SOURCE_METHODS:
-                parts = gradient_arguments(power) if method.children[1].value == "gradient" else None
-                positional, _ = s.split_arguments(parent)
-                sources = parts[1] if parts else positional[1] if len(positional) > 1 else None
-                return sources is not None and s.contains(sources, leaf)
-        node = parent
-    return False
-
-
-def _is_gradient_operand(model, leaf) -> bool:
-    """A source (``_is_gradient_source``) or the target of ``x.gradient(target, ...)``."""
-    if _is_gradient_source(model, leaf):
-        return True
-    call = _call_passing(leaf)
-    if call is None or not any(s.code(c) == ".gradient" for c in call.children):
-        return False
-    parts = gradient_arguments(call)
-    return parts is not None and parts[0] is leaf
-
-
-def _unsafe_read(model, leaf, joins=None) -> Optional[str]:
-    """Why a float value would not serve this read as the integer one did;
-    ``joins``: the integer constants converted with it (``_Together``)."""
-    if _is_gradient_operand(model, leaf) or _in_tensorflow_call(model, leaf) or _applied(leaf):
-        return None
-    parent = leaf.parent
-    if parent.type in (s.syms.arith_expr, s.syms.term, s.syms.comparison):
-        ops = {s.code(op) for op in parent.children[1::2]}
-        others = [o for o in parent.children[::2] if s.code(o) != s.code(leaf)]  # itself: float too
-        refused = next((o for o in others if not _float_partner(model, o, joins)), None)
-        if refused is not None and joins is not None and joins.refused:
-            return f"`{s.shown(parent)}` (line {leaf.get_lineno()}) meets {joins.refused}"
-        if refused is None and parent.type == s.syms.comparison:
-            return None  # a truth value, whatever the operands' dtype
-        if refused is None and ops <= _ARITHMETIC:
-            return _unsafe_read(model, parent, joins) if parent.parent.type in (s.syms.arith_expr, s.syms.term) \
-                else _context_of(model, parent, joins)
-        return f"`{s.shown(parent)}` (line {leaf.get_lineno()}) may rely on the integer dtype"
-    if parent.type == s.syms.power and parent.children[0] is leaf and len(parent.children) == 3 \
-            and s.code(parent.children[1]) in (".numpy", ".assign", ".assign_add", ".assign_sub"):
-        args = s.call_args(parent.children[2])
-        if s.code(parent.children[1]) == ".numpy" or all(_never_an_integer_tensor(model, a) for a in args):
-            return None
-    return _context_of(model, leaf, joins)
-
-
-def _float_partner(model, operand, joins) -> bool:
-    """An operand a float value meets as the integer one did: a Python number,
-    a floating tensor, or (``joins``) an integer constant converted with it."""
-    operand = s.unparen(operand)
-    return operand.type == s.token.NUMBER or is_floating(dtype_of(model, operand)) \
-        or joins is not None and joins.accepts(operand)
-
-
-def _never_an_integer_tensor(model, expr) -> bool:
-    """A value a float variable accepts whenever the integer one did: a number,
-    a floating tensor, arithmetic with a float literal (a float or an error)."""
-    expr = s.unparen(expr)
-    if expr.type == s.token.NUMBER or is_floating(dtype_of(model, expr)):
-        return True
-    return expr.type in (s.syms.arith_expr, s.syms.term) and any(
-        leaf.type == s.token.NUMBER and ("." in leaf.value or "e" in leaf.value.lower())
-        for leaf in expr.children[::2])
-
-
-def _applied(leaf) -> bool:
-    """``leaf`` is read in ``optimizer.apply_gradients(...)`` or ``tape.watch(...)``."""
-    node = leaf.parent
-    while node is not None and node.type not in (s.syms.simple_stmt, s.syms.suite):
-        if node.type == s.syms.power and any(s.code(k) in (".apply_gradients", ".watch") for k in node.children):
-            return True
-        node = node.parent
-    return False
-
-
-def _context_of(model, expr, joins=None) -> Optional[str]:
-    """An arithmetic result is fine as an assignment's value, a tf.* argument
-    or printed; with ``joins``, what a name bound to it or a loop does with it decides."""
-    parent = expr.parent
-    if joins is not None:
-        handled = joins.context(expr)
-        if handled is not _NOT_MINE:
-            return handled
-    elif parent.type == s.syms.expr_stmt and parent.children[-1] is expr:
-        return None
-    if _in_tensorflow_call(model, expr):
-        return None
-    call = _call_passing(expr)
-    if call is not None:
-        return f"`{s.shown(call)}` (line {expr.get_lineno()}) passes it to code that may rely on the integer dtype"
-    shown = parent.parent if parent.type in (s.syms.trailer, s.syms.listmaker, s.syms.testlist_gexp) \
-        else parent  # `table[i]`, not `[i]`; `[n, 2]`, not `n, 2`
-    return f"`{s.shown(shown)}` (line {expr.get_lineno()}) may rely on the integer dtype"
-
-
-def _call_passing(expr):
-    """The call ``expr`` is an argument of; None when it is not one."""
-    parent = expr.parent
-    if parent.type == s.syms.arglist:
-        parent = parent.parent
-    return parent.parent if parent.type == s.syms.trailer and parent.children[0].type == s.token.LPAR else None
-
-
-def _in_tensorflow_call(model, expr) -> bool:
-    """``expr`` is an argument of a ``tf.*`` op (not one that wants integers) or of print()."""
-    call = _call_passing(expr)
-    if call is None:
-        return False
-    callee = model.callee(call) or ""
-    if model.kind_of(call.children[0]).what == "builtin:print":
-        return True
-    return callee.startswith("tensorflow.") and callee.rsplit(".", 1)[1] not in (
-        "range", "one_hot", "gather", "tile", "reshape", "fill", "zeros", "ones", "while_loop")
 
 
 def _float_variable(node, capture, filename) -> None:
@@ -310,7 +182,7 @@ def _attribute_reasons(model, cls, attr: str) -> List[str]:
                 continue
             if node.parent.type == s.syms.expr_stmt and node.parent.children[0] is node:
                 continue  # the binding itself
-            reason = _unsafe_read(model, node) if len(kids) == 2 else \
+            reason = unsafe_read(model, node) if len(kids) == 2 else \
                 f"`{s.shown(node)}` (line {node.get_lineno()}) may rely on the integer dtype"
             if reason:
                 reasons.append(reason)
@@ -380,186 +252,6 @@ def _float_weight(node, capture, filename) -> None:
 
 # ---------------------------------------------------------------- integer tensors watched or differentiated
 
-_NOT_MINE = object()  # _Together.context: a use the plain rules of _context_of judge
-_LITERAL_MAKERS = {"tensorflow.constant", "tensorflow.convert_to_tensor"}
-_AUGMENTED = {"+=", "-=", "*=", "/="}
-_TUPLES = (s.syms.testlist, s.syms.testlist_star_expr, s.syms.exprlist)  # `a, b` without brackets
-
-
-def _integer_literal(node) -> bool:
-    """``3``, ``-3``, ``[1, 2]``, ``((1, 2), (3, 4))``: Python ints only."""
-    node = s.unparen(node)
-    if node.type == s.syms.factor and node.children[0].value in "+-":
-        node = node.children[1]
-    if node.type == s.token.NUMBER:
-        return re.fullmatch(r"\d[\d_]*", node.value) is not None
-    elements = s.literal_elements(node)
-    return bool(elements) and all(_integer_literal(e) for e in elements)
-
-
-def _literal_constant(model, value) -> bool:
-    """``tf.constant(<int literal>)`` (or ``convert_to_tensor``) whose dtype,
-    if spelled, is an integer one: made float by its spelling alone."""
-    if value is None or value.type != s.syms.power or model.callee(value) not in _LITERAL_MAKERS:
-        return False
-    positional, keywords = s.split_arguments(value.children[-1])
-    data = positional[0] if positional else keywords.get("value")
-    dtype = positional[1] if len(positional) > 1 else keywords.get("dtype")
-    return data is not None and _integer_literal(data) and "dtype_hint" not in keywords \
-        and (dtype is None or is_integer(dtype_named(model, dtype)))
-
-
-class _Together:
-    """What making an integer-literal constant float drags along: every
-    integer-literal constant it meets (arithmetic, a comparison, the
-    variables of one ``tf.while_loop``) becomes float too, and every name,
-    loop parameter and loop result its values reach is followed. ``reason``
-    names the first use that needs the integer (then there is no fix)."""
-
-    def __init__(self, model, bindings):
-        self.model = model
-        self.constants: List = []  # the constant calls the fix makes float
-        self.refused = ""  # why the last partner offered cannot become float
-        self._floated: Set[int] = set()  # binding nodes that hold a float after the fix
-        self._todo: List = []
-        self._loops: Set[int] = set()
-        self._returned: Set[int] = set()  # a while_loop body's results: the next loop variables
-        unconverted = next((b for b in bindings if not self._convert(b)), None)
-        self.reason = f"`{s.shown(unconverted.statement)}` (line {unconverted.line}) is not an integer literal " \
-                      "constant the fix can rewrite" if unconverted is not None else None
-        while self._todo and self.reason is None:
-            self.reason = self._follow(*self._todo.pop())
-
-    def accepts(self, operand) -> bool:
-        """``operand`` holds a float after the fix (converted with it, or followed)."""
-        bindings = self.model.index.reads.get(id(operand)) if operand.type == s.token.NAME else None
-        if bindings and all(self._convert(b) for b in bindings):
-            return True
-        self.refused = f"`{s.shown(operand)}`, neither a float nor an integer literal constant"
-        return False
-
-    def context(self, expr):
-        """What becomes of a float ``expr`` here; _NOT_MINE: the plain rules decide."""
-        parent = expr.parent
-        if parent.type == s.syms.expr_stmt and parent.children[-1] is expr and len(parent.children) == 3:
-            return self._bound(parent.children[0])
-        if parent.type == s.syms.expr_stmt and parent.children[0] is expr and s.code(parent.children[1]) in _AUGMENTED:
-            value = parent.children[2]
-            if not _float_partner(self.model, value, self):
-                return f"`{s.shown(parent)}` (line {expr.get_lineno()}) meets {self.refused or 'an integer'}"
-            return self._bound(expr)
-        if id(expr) in self._returned:
-            return None
-        loop = self._loop_of(expr)
-        return self._loop(loop) if loop is not None else _NOT_MINE
-
-    def _convert(self, binding) -> bool:
-        if id(binding.node) in self._floated:
-            return True
-        if binding.how != "assign" or binding.path or not _literal_constant(self.model, binding.value):
-            return False
-        self.constants.append(binding.value)
-        return self._float(binding.name, binding.node) is None
-
-    def _float(self, name: str, node) -> Optional[str]:
-        if self.model.may_be_read_dynamically(name, node):
-            return f"`{name}` (line {node.get_lineno()}) may be read where the model cannot see"
-        if id(node) not in self._floated:
-            self._floated.add(id(node))
-            self._todo.append((name, node))
-        return None
-
-    def _follow(self, name: str, node) -> Optional[str]:
-        """Why a read of the float binding ``node`` needs the integer; None: none does."""
-        for leaf in s.name_reads(self.model.root, name):
-            bindings = self.model.index.reads.get(id(leaf))
-            if not bindings or not any(b.node is node for b in bindings):
-                continue
-            if not all(self._convert(b) for b in bindings):
-                return f"`{name}` (line {leaf.get_lineno()}) may also hold an integer made elsewhere"
-            power = leaf.parent
-            item = power is not None and power.type == s.syms.power and power.children[0] is leaf \
-                and len(power.children) == 2 and s.code(power.children[1])[1:-1].isdigit()
-            reason = _unsafe_read(self.model, power if item else leaf, self)  # `out[0]` of a loop's results
-            if reason:
-                return reason
-        return None
-
-    def _bound(self, target) -> Optional[str]:
-        targets = [target] if target.type == s.token.NAME else s.literal_elements(target) or (
-            [c for c in target.children if c.type != s.token.COMMA] if target.type in _TUPLES else [])
-        if not targets or any(t.type != s.token.NAME for t in targets):
-            return f"`{s.shown(target)}` (line {target.get_lineno()}) stores it where the model cannot follow"
-        return next(filter(None, (self._float(t.value, t) for t in targets)), None)
-
-    def _loop_of(self, expr):
-        """The ``tf.while_loop`` call whose ``loop_vars`` display holds ``expr``; else None."""
-        display = expr.parent.parent if expr.parent.type in (s.syms.listmaker, s.syms.testlist_gexp) else expr.parent
-        call = _call_passing(display) if s.literal_elements(display) else None
-        if call is None or self.model.callee(call) != "tensorflow.while_loop":
-            return None
-        positional, keywords = s.split_arguments(call.children[-1])
-        return call if (positional[2] if len(positional) > 2 else keywords.get("loop_vars")) is display else None
-
-    def _loop(self, call) -> Optional[str]:
-        """Every variable of the loop becomes float: its parameters in ``cond``
-        and ``body``, what ``body`` returns, and the loop's results."""
-        if id(call) in self._loops:
-            return None
-        self._loops.add(id(call))
-        positional, keywords = s.split_arguments(call.children[-1])
-        named = dict(zip(("cond", "body", "loop_vars"), positional), **keywords)
-        elements = s.literal_elements(named["loop_vars"])
-        shown = f"`{s.shown(call)}` (line {call.get_lineno()})"
-        for element in elements:
-            if element.type != s.token.NAME or not _float_partner(self.model, element, self):
-                return f"{shown} also carries `{s.shown(element)}`, which cannot become float with it"
-        for role in ("cond", "body"):
-            function = self._function(named.get(role))
-            params = _parameters(function) if function is not None else []
-            if len(params) != len(elements):
-                return f"{shown}: its {role} is not a function of this module taking the loop variables"
-            reason = next(filter(None, (self._float(p.value, p) for p in params)), None)
-            if reason:
-                return reason
-        results = _returned(self._function(named["body"]))
-        if any(r is None or len(r) != len(elements) for r in results):
-            return f"{shown}: its body does not return a display of the loop variables"
-        self._returned.update(id(e) for r in results for e in r)
-        return _context_of(self.model, call, self)
-
-    def _function(self, node):
-        node = s.unparen(node) if node is not None else None
-        if node is not None and node.type == s.syms.lambdef:
-            return node
-        bindings = self.model.index.reads.get(id(node)) if node is not None and node.type == s.token.NAME else None
-        defs = {id(b.statement): b.statement for b in bindings or () if b.how == "def"}
-        return next(iter(defs.values())) if bindings and len(defs) == len(bindings) == 1 else None
-
-
-def _parameters(function) -> List:
-    """The parameter NAME leaves of a lambda or def (no defaults, no stars)."""
-    params = function.children[1] if function.type == s.syms.lambdef else function.children[2].children[1]
-    if params.type == s.token.NAME:
-        return [params]
-    if params.type != s.syms.varargslist and params.type != s.syms.typedargslist:
-        return []
-    return [c for c in params.children if c.type != s.token.COMMA] \
-        if all(c.type in (s.token.NAME, s.token.COMMA) for c in params.children) else []
-
-
-def _returned(function) -> List[Optional[List]]:
-    """The elements of each value a lambda or def returns (None: not a display)."""
-    if function.type == s.syms.lambdef:
-        values = [function.children[-1]]
-    else:
-        values = [r.children[1] if len(r.children) > 1 else None for r in function.pre_order()
-                  if r.type == s.syms.return_stmt and s.enclosing(r, s.syms.funcdef, s.syms.lambdef) is function]
-    return [None if v is None else s.literal_elements(v) if v.type == s.syms.atom else
-            [c for c in v.children if c.type != s.token.COMMA] if v.type in _TUPLES else None
-            for v in values] or [None]
-
-
 def _integer_tensors(node, capture, filename) -> bool:
     """``tape.watch(i)`` of integer tensors, or ``tape.gradient(y, i)`` with
     integer tensor sources the tape does not watch; a watched one made from
@@ -579,7 +271,7 @@ def _integer_tensors(node, capture, filename) -> bool:
         watched = {same_tensor(model, s.unparen(a)) for a in found[0].watch_arguments()}
     capture["found"] = [a for a in candidates if same_tensor(model, a) not in watched
                         and model.kind_of(a).kind is Kind.TENSOR and is_integer(dtype_of(model, a))]
-    capture["together"] = [_Together(model, model.index.reads.get(id(a)) or [])
+    capture["together"] = [Together(model, bindings_read(model, a) or [])
                            if capture["method"].value == "watch" and a.type == s.token.NAME else None
                            for a in capture["found"]]
     return bool(capture["found"])

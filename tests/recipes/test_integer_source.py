@@ -179,6 +179,27 @@ CASES = [
         print(tape.gradient(j, i))
         """, "meets an int tensor that is no literal: converting i alone is a dtype mismatch, report naming n",
         fixable=False),
+    invalid("watched_int_meets_a_non_literal_in_tf_add", """
+        i = tf.constant(1)
+        n = tf.reduce_sum(tf.constant([1, 2]))
+        with tf.GradientTape() as tape:
+            tape.watch(i)
+            j = tf.add(i, n)
+        print(tape.gradient(j, i))
+        """, "tf.add combines it with an int tensor that is no literal: report", fixable=False),
+    invalid("watched_int_read_in_a_function", """
+        i = tf.constant(2)
+
+
+        def scale(t):
+            return t * i
+
+
+        with tf.GradientTape() as tape:
+            tape.watch(i)
+            y = scale(3.0)
+        print(tape.gradient(y, i))
+        """, "a function reads it as a free name with a parameter of unknown dtype: report", fixable=False),
     invalid("watched_int_compared_with_an_int_tensor", """
         x = tf.ones((4, 2))
         i = tf.constant(1)
