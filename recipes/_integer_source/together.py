@@ -170,7 +170,7 @@ class Together:
         if node is not None and node.type == s.syms.lambdef:
             return node
         bindings = bindings_read(self.model, node) if node is not None and node.type == s.token.NAME else None
-        defs = {id(b.statement): b.statement for b in bindings or () if b.how == "def"}
+        defs = {id(b.value): b.value for b in bindings or () if b.how == "def"}  # the funcdef, decorated or not
         return next(iter(defs.values())) if bindings and len(defs) == len(bindings) == 1 else None
 
 
