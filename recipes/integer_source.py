@@ -29,8 +29,9 @@ Example::
     w = tf.Variable(5.0)
 
 Safe when every read of the variable is one a float variable serves the
-same way: a gradient source, arithmetic with Python numbers or floating
-tensors, a ``tf.*`` math op or ``tf.cast``, printing. Anything else
+same way: a gradient source or target, arithmetic or a comparison with
+Python numbers or floating tensors, a ``tf.*`` math op or ``tf.cast``,
+printing. Anything else
 (indexing with it, ``range(w)``, ``//``, ``%``, a function of the module or
 an integer tensor operand) makes the fix unsafe, and the message names it.
 For a layer's weight (``add_weight`` or ``self.w = tf.Variable(...)``) the
