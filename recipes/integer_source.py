@@ -255,11 +255,12 @@ def _float_weight(node, capture, filename) -> None:
 
 def _integer_tensors(node, capture, filename) -> bool:
     """``tape.watch(i)`` of integer tensors, or ``tape.gradient(y, i)`` with
-    integer tensor sources the tape does not watch; a watched one made from
-    an integer literal gets the constants to make float with it, or why not."""
+    integer tensor sources the tape does not watch. Each gets a plan: a
+    watched one made from an integer literal, watched before the tape reads
+    it, gets the constants to make float with it; else the reason why not."""
     model = model_of(node)
+    tape = model.tape_named(capture["tape"].value, capture["tape"])
     if capture["method"].value == "watch":
-        tape = model.tape_named(capture["tape"].value, capture["tape"])
         args = s.call_args(node.children[-1])
         if tape is None or len(args) != 1:
             return False
@@ -270,31 +271,52 @@ def _integer_tensors(node, capture, filename) -> bool:
             return False
         candidates = [src for src in map(s.unparen, found[1][2]) if s.is_name(src)]
         watched = {same_tensor(model, s.unparen(a)) for a in found[0].watch_arguments()}
-    capture["found"] = [a for a in candidates if same_tensor(model, a) not in watched
-                        and model.kind_of(a).kind is Kind.TENSOR and is_integer(dtype_of(model, a))]
-    capture["together"] = [Together(model, bindings_read(model, a) or [])
-                           if capture["method"].value == "watch" and a.type == s.token.NAME else None
-                           for a in capture["found"]]
-    return bool(capture["found"])
+    capture["plans"] = [_plan(model, tape, expr) if capture["method"].value == "watch" else (expr, [], None, None)
+                        for expr in candidates if same_tensor(model, expr) not in watched
+                        and model.kind_of(expr).kind is Kind.TENSOR and is_integer(dtype_of(model, expr))]
+    return bool(capture["plans"])
+
+
+def _plan(model, tape, watched):
+    """(the watched expression, the constant calls to make float, how the
+    module spells tensorflow, why there is no fix)."""
+    bindings = bindings_read(model, watched) if watched.type == s.token.NAME else None
+    if not bindings:
+        return watched, [], None, None
+    late = _read_before_the_watch(model, tape, watched, bindings)
+    together = Together(model, bindings) if late is None else None
+    if late is not None or together.reason:
+        return watched, [], None, late or together.reason
+    return watched, together.constants, _tf_module(model, together.constants[0]), None
+
+
+def _read_before_the_watch(model, tape, watched, bindings) -> Optional[str]:
+    """A read of the watched value in the tape's block before the watch: the
+    tape records nothing of it, float or not (unwatched-source moves the watch)."""
+    ids = {id(b) for b in bindings}
+    for read in s.name_reads(tape.body, watched.value):
+        if s.start(read) < s.start(watched) and ids & {id(b) for b in bindings_read(model, read) or ()}:
+            return (f"`{s.shown(s.enclosing_statement(read))}` (line {read.get_lineno()}) reads it before "
+                    "`tape.watch`: watch it first, then make it float")
+    return None
 
 
 def _report_tensors(node, capture, filename) -> None:
     model = model_of(node)
     what = "watching it records nothing, gradients" if capture["method"].value == "watch" else "gradients"
     made = set()
-    for expr, together in zip(capture["found"], capture["together"]):
+    for expr, constants, module, reason in capture["plans"]:
         problem = (f"`{s.shown(expr)}` is an integer tensor ({dtype_of(model, expr)}): {what} are only defined "
                    "for floating dtypes, so the gradient with respect to it is None")
-        module = _tf_module(model, together.constants[0]) if together and together.constants else None
-        if together is None or module is None or together.reason:
-            why = f"; no fix: {together.reason}" if together and together.reason else ""
+        if not constants or module is None:
+            why = f"; no fix: {reason}" if reason else ""
             propose(expr, f"{problem}; make the value float (a float constant, or tf.cast before the tape) where "
                           f"the code that reads it allows, and compute from it in the tape{why}", fixable=False)
             continue
-        listed = ", ".join(f"`{s.shown(c.parent)}` (line {c.get_lineno()})" for c in together.constants)
+        listed = ", ".join(f"`{s.shown(c.parent)}` (line {c.get_lineno()})" for c in constants)
         if propose(expr, f"{problem}: make {listed} float; unsafe: the values it meets become float too (a "
                          "printed or compared value reads 1.0, not 1)", safety="unsafe"):
-            for call in together.constants:
+            for call in constants:
                 if id(call) not in made:
                     made.add(id(call))
                     positional, keywords = s.split_arguments(call.children[-1])

@@ -91,11 +91,23 @@ class Together:
         return self._loop(loop) if loop is not None else NOT_MINE
 
     def _convert(self, binding) -> bool:
+        """Make ``binding`` float: an integer-literal constant, or an alias
+        (``same = x``) of values that all can be."""
         if id(binding.node) in self._floated:
             return True
-        if binding.how != "assign" or binding.path or not _literal_constant(self.model, binding.value):
+        if binding.how != "assign" or binding.path:
             return False
-        self.constants.append(binding.value)
+        value = s.unparen(binding.value)
+        if value.type == s.token.NAME:
+            self._floated.add(id(binding.node))  # an alias cycle ends here
+            bindings = bindings_read(self.model, value)
+            if not bindings or not all(self._convert(b) for b in bindings):
+                return False  # every refusal becomes the reason: no fix
+            self._floated.discard(id(binding.node))
+        elif _literal_constant(self.model, value):
+            self.constants.append(value)
+        else:
+            return False
         return self._float(binding.name, binding.node) is None
 
     def _float(self, name: str, node) -> Optional[str]:

@@ -137,6 +137,22 @@ CASES = [
             y = n * 2 + 1
         print(tape.gradient(y, n))
         """, "tf.constant(4, tf.int64): the positional dtype becomes float32", safety="unsafe"),
+    invalid("watched_int_constant_through_an_alias", """
+        x = tf.constant([1, 2, 3], dtype=tf.int32)
+        same = x
+        with tf.GradientTape() as tape:
+            tape.watch(same)
+            y = tf.reduce_sum(tf.cast(x, tf.float32) * 2.0)
+        print(tape.gradient(y, x))
+        """, "an alias of the literal constant is watched: the constant becomes float", safety="unsafe"),
+    invalid("watched_int_constant_watched_late", """
+        x = tf.constant([1, 2, 3])
+        with tf.GradientTape() as tape:
+            y = tf.reduce_sum(tf.cast(x, tf.float32) * 2.0)
+            tape.watch(x)
+        print(tape.gradient(y, x))
+        """, "watched after the tape read it: float alone records nothing, report (unwatched-source moves "
+             "the watch)", fixable=False),
     invalid("watched_int_used_as_index_after", """
         i = tf.constant(1)
         inc = tf.constant(1)
