@@ -11,7 +11,7 @@ from recipes import _fissix as s
 from recipes._model.dtypes import dtype_of, is_floating
 from recipes._model.sources import gradient_arguments
 
-SOURCE_METHODS = {"gradient", "minimize", "jacobian"}
+_SOURCE_METHODS = {"gradient", "minimize", "jacobian"}
 _ARITHMETIC = {"+", "-", "*", "/", "**"}
 # tf.* ops that want integers (indices, shapes, counts) or give integer semantics
 _WANT_INTEGERS = {"range", "one_hot", "gather", "gather_nd", "tile", "reshape", "fill", "zeros", "ones", "eye",
@@ -40,7 +40,7 @@ def is_gradient_source(model, leaf) -> bool:
             index = s.index_of(power.children, parent)
             method = power.children[index - 1]
             if method.type == s.syms.trailer and method.children[0].type == s.token.DOT \
-                    and method.children[1].value in SOURCE_METHODS:
+                    and method.children[1].value in _SOURCE_METHODS:
                 parts = gradient_arguments(power) if method.children[1].value == "gradient" else None
                 positional, _ = s.split_arguments(parent)
                 sources = parts[1] if parts else positional[1] if len(positional) > 1 else None
@@ -49,7 +49,7 @@ def is_gradient_source(model, leaf) -> bool:
     return False
 
 
-def is_gradient_operand(model, leaf) -> bool:
+def _is_gradient_operand(model, leaf) -> bool:
     """A source (``is_gradient_source``) or the target of ``x.gradient(target, ...)``."""
     if is_gradient_source(model, leaf):
         return True
@@ -62,8 +62,8 @@ def is_gradient_operand(model, leaf) -> bool:
 
 def unsafe_read(model, leaf, joins=None) -> Optional[str]:
     """Why a float value would not serve this read as the integer one did;
-    ``joins``: the integer constants converted with it (``_Together``)."""
-    if is_gradient_operand(model, leaf) or in_tensorflow_call(model, leaf, joins) or applied(leaf):
+    ``joins``: the integer constants converted with it (together.Together)."""
+    if _is_gradient_operand(model, leaf) or in_tensorflow_call(model, leaf, joins) or _applied(leaf):
         return None
     parent = leaf.parent
     if parent.type in (s.syms.arith_expr, s.syms.term, s.syms.comparison):
@@ -81,7 +81,7 @@ def unsafe_read(model, leaf, joins=None) -> Optional[str]:
     if parent.type == s.syms.power and parent.children[0] is leaf and len(parent.children) == 3 \
             and s.code(parent.children[1]) in (".numpy", ".assign", ".assign_add", ".assign_sub"):
         args = s.call_args(parent.children[2])
-        if s.code(parent.children[1]) == ".numpy" or all(never_an_integer_tensor(model, a) for a in args):
+        if s.code(parent.children[1]) == ".numpy" or all(_never_an_integer_tensor(model, a) for a in args):
             return None
     return context_of(model, leaf, joins)
 
@@ -94,7 +94,7 @@ def float_partner(model, operand, joins) -> bool:
         or joins is not None and joins.accepts(operand)
 
 
-def never_an_integer_tensor(model, expr) -> bool:
+def _never_an_integer_tensor(model, expr) -> bool:
     """A value a float variable accepts whenever the integer one did: a number,
     a floating tensor, arithmetic with a float literal (a float or an error)."""
     expr = s.unparen(expr)
@@ -105,7 +105,7 @@ def never_an_integer_tensor(model, expr) -> bool:
         for leaf in expr.children[::2])
 
 
-def applied(leaf) -> bool:
+def _applied(leaf) -> bool:
     """``leaf`` is read in ``optimizer.apply_gradients(...)`` or ``tape.watch(...)``."""
     node = leaf.parent
     while node is not None and node.type not in (s.syms.simple_stmt, s.syms.suite):
