@@ -7,8 +7,12 @@ What it does:
   ``dtype=tf.float32``);
 - ``self.add_weight(..., dtype=tf.int32)`` (or ``"int64"``...) of a trainable
   weight becomes ``dtype=tf.float32``;
-- ``tape.watch(i)`` of an integer tensor, and an integer tensor given as a
-  source of ``tape.gradient`` without a watch, are reported.
+- ``tape.watch(i)`` of an integer tensor made by ``i = tf.constant(1)`` (an
+  integer literal) becomes ``tf.constant(1.0)`` (or ``dtype=tf.float32``),
+  together with every integer-literal constant it meets in arithmetic, a
+  comparison or the variables of one ``tf.while_loop`` (UNSAFE);
+- any other watched integer tensor, and an integer tensor given as a source
+  of ``tape.gradient`` without a watch, are reported.
 
 Why this is a bug: gradients are only defined for floating (and complex)
 dtypes. A tape does not record operations on integer tensors, so
@@ -25,8 +29,9 @@ Example::
     w = tf.Variable(5.0)
 
 Safe when every read of the variable is one a float variable serves the
-same way: a gradient source, arithmetic with Python numbers or floating
-tensors, a ``tf.*`` math op or ``tf.cast``, printing. Anything else
+same way: a gradient source or target, arithmetic or a comparison with
+Python numbers or floating tensors, a ``tf.*`` math op or ``tf.cast``,
+printing. Anything else
 (indexing with it, ``range(w)``, ``//``, ``%``, a function of the module or
 an integer tensor operand) makes the fix unsafe, and the message names it.
 For a layer's weight (``add_weight`` or ``self.w = tf.Variable(...)``) the
@@ -40,8 +45,15 @@ CAVEATS:
 - Only variables bound to a name or ``self.<attr>`` are followed; a variable
   built in a list or returned by a function is not seen.
 - ``trainable=False`` integer variables (step counters) are never reported.
-- A watched integer tensor is only reported: making it float changes the
-  loop or the indexing that uses it; cast a float copy before the tape.
+- A watched integer constant is made float only when every constant it
+  meets is an integer literal the fix rewrites too, and no use of theirs
+  (followed through names, ``tf.while_loop``'s ``cond``/``body`` and its
+  results) needs an integer: an index, ``tf.range``, a shape, ``tf.gather``
+  indices, an integer tensor it meets or is compared with; otherwise a
+  report names that use. Unsafe: every value it meets becomes float (a
+  printed or compared value reads 1.0, not 1).
+- An integer tensor differentiated without a watch is only reported: making
+  it float does not make the tape record it (unwatched-source's finding).
 """
 
 from __future__ import annotations
@@ -52,9 +64,11 @@ from typing import List, Optional, Union
 
 from migrate.recipe import Recipe, SourceFacts, propose, walk
 from recipes import _fissix as s
+from recipes._integer_source.reads import is_gradient_source, unsafe_read
+from recipes._integer_source.together import Together, bindings_read
 from recipes._model import Kind, model_of
-from recipes._model.dtypes import dtype_named, dtype_of, is_floating, is_integer
-from recipes._model.sources import gradient_arguments, gradient_of_tape, same_tensor
+from recipes._model.dtypes import dtype_named, dtype_of, is_integer
+from recipes._model.sources import gradient_of_tape, same_tensor
 from recipes._pyast import code_text, keras_classes, statements, tapes
 
 VARIABLE = "power< any* trailer< '.' 'Variable' > trailer< '(' any* ')' > >"
@@ -62,8 +76,6 @@ BARE_VARIABLE = "power< 'Variable' trailer< '(' any* ')' > >"
 ADD_WEIGHT = "power< any* trailer< '.' 'add_weight' > trailer< '(' any* ')' > >"
 WATCH = "power< tape=NAME trailer< '.' method='watch' > trailer< '(' any ')' > >"
 GRADIENT = "power< tape=NAME trailer< '.' method='gradient' > trailer< '(' arglist ')' > any* >"
-_SOURCE_METHODS = {"gradient", "minimize", "jacobian"}
-_ARITHMETIC = {"+", "-", "*", "/", "**"}
 
 
 def _tf_module(model, call) -> Optional[str]:
@@ -111,108 +123,11 @@ def _integer_variable(node, capture, filename) -> bool:
     else:
         reads = [leaf for leaf in s.name_reads(s.scope_of(node), key)
                  if any(b.node is node.parent.children[0] for b in model.reaching(key, leaf))]
-        if not any(_is_gradient_source(model, leaf) for leaf in reads):
+        if not any(is_gradient_source(model, leaf) for leaf in reads):
             return False
-        capture["reasons"] = [r for r in (_unsafe_read(model, leaf) for leaf in reads) if r]
+        capture["reasons"] = [r for r in (unsafe_read(model, leaf) for leaf in reads) if r]
     capture["positional"], capture["keywords"] = positional, keywords
     return True
-
-
-def _is_gradient_source(model, leaf) -> bool:
-    """``leaf`` is (in) the sources of ``tape.gradient``/``minimize``/``var_list=``."""
-    node = leaf
-    while node.parent is not None and node.type not in (s.syms.simple_stmt, s.syms.suite):
-        parent = node.parent
-        if parent.type == s.syms.argument and parent.children[0].type == s.token.NAME \
-                and parent.children[0].value == "var_list":
-            return True
-        if parent.type == s.syms.trailer and parent.children[0].type == s.token.LPAR:
-            power = parent.parent
-            index = s.index_of(power.children, parent)
-            method = power.children[index - 1]
-            if method.type == s.syms.trailer and method.children[0].type == s.token.DOT \
-                    and method.children[1].value in _SOURCE_METHODS:
-                parts = gradient_arguments(power) if method.children[1].value == "gradient" else None
-                positional, _ = s.split_arguments(parent)
-                sources = parts[1] if parts else positional[1] if len(positional) > 1 else None
-                return sources is not None and s.contains(sources, leaf)
-        node = parent
-    return False
-
-
-def _unsafe_read(model, leaf) -> Optional[str]:
-    """Why a float variable would not serve this read as the integer one did."""
-    if _is_gradient_source(model, leaf) or _in_tensorflow_call(model, leaf) or _applied(leaf):
-        return None
-    parent = leaf.parent
-    if parent.type in (s.syms.arith_expr, s.syms.term):
-        ops = {op.value for op in parent.children[1::2]}
-        others = [o for o in parent.children[::2] if s.code(o) != s.code(leaf)]  # itself: float too
-        if ops <= _ARITHMETIC and all(o.type == s.token.NUMBER or is_floating(dtype_of(model, o)) for o in others):
-            return _unsafe_read(model, parent) if parent.parent.type in (s.syms.arith_expr, s.syms.term) \
-                else _context_of(model, parent)
-        return f"`{s.shown(parent)}` (line {leaf.get_lineno()}) may rely on the integer dtype"
-    if parent.type == s.syms.power and parent.children[0] is leaf and len(parent.children) == 3 \
-            and s.code(parent.children[1]) in (".numpy", ".assign", ".assign_add", ".assign_sub"):
-        args = s.call_args(parent.children[2])
-        if s.code(parent.children[1]) == ".numpy" or all(_never_an_integer_tensor(model, a) for a in args):
-            return None
-    return _context_of(model, leaf)
-
-
-def _never_an_integer_tensor(model, expr) -> bool:
-    """A value a float variable accepts whenever the integer one did: a number,
-    a floating tensor, arithmetic with a float literal (a float or an error)."""
-    expr = s.unparen(expr)
-    if expr.type == s.token.NUMBER or is_floating(dtype_of(model, expr)):
-        return True
-    return expr.type in (s.syms.arith_expr, s.syms.term) and any(
-        leaf.type == s.token.NUMBER and ("." in leaf.value or "e" in leaf.value.lower())
-        for leaf in expr.children[::2])
-
-
-def _applied(leaf) -> bool:
-    """``leaf`` is read in ``optimizer.apply_gradients(...)`` or ``tape.watch(...)``."""
-    node = leaf.parent
-    while node is not None and node.type not in (s.syms.simple_stmt, s.syms.suite):
-        if node.type == s.syms.power and any(s.code(k) in (".apply_gradients", ".watch") for k in node.children):
-            return True
-        node = node.parent
-    return False
-
-
-def _context_of(model, expr) -> Optional[str]:
-    """An arithmetic result is fine as an assignment's value, a tf.* argument or printed."""
-    parent = expr.parent
-    if parent.type == s.syms.expr_stmt and parent.children[-1] is expr:
-        return None
-    if _in_tensorflow_call(model, expr):
-        return None
-    call = _call_passing(expr)
-    if call is not None:
-        return f"`{s.shown(call)}` (line {expr.get_lineno()}) passes it to code that may rely on the integer dtype"
-    shown = parent.parent if parent.type == s.syms.trailer else parent  # `table[i]`, not `[i]`
-    return f"`{s.shown(shown)}` (line {expr.get_lineno()}) may rely on the integer dtype"
-
-
-def _call_passing(expr):
-    """The call ``expr`` is an argument of; None when it is not one."""
-    parent = expr.parent
-    if parent.type == s.syms.arglist:
-        parent = parent.parent
-    return parent.parent if parent.type == s.syms.trailer and parent.children[0].type == s.token.LPAR else None
-
-
-def _in_tensorflow_call(model, expr) -> bool:
-    """``expr`` is an argument of a ``tf.*`` op (not one that wants integers) or of print()."""
-    call = _call_passing(expr)
-    if call is None:
-        return False
-    callee = model.callee(call) or ""
-    if model.kind_of(call.children[0]).what == "builtin:print":
-        return True
-    return callee.startswith("tensorflow.") and callee.rsplit(".", 1)[1] not in (
-        "range", "one_hot", "gather", "tile", "reshape", "fill", "zeros", "ones", "while_loop")
 
 
 def _float_variable(node, capture, filename) -> None:
@@ -232,12 +147,14 @@ def _float_variable(node, capture, filename) -> None:
         _make_float(module, node, positional, keywords)
 
 
-def _make_float(module: str, call, positional, keywords) -> None:
-    if "dtype" in keywords:
-        s.replace_with(keywords["dtype"], s.parse_expression(f"{module}.float32"))
+def _make_float(module: str, call, positional, keywords, dtype_at: Optional[int] = None) -> None:
+    """``dtype_at``: the position of a positional dtype (``tf.constant(1, tf.int32)``)."""
+    dtype = positional[dtype_at] if dtype_at is not None and len(positional) > dtype_at else keywords.get("dtype")
+    if dtype is not None:
+        s.replace_with(dtype, s.parse_expression(f"{module}.float32"))
         return
     first = s.unparen(positional[0]) if positional else None
-    if first is not None and first.type == s.token.NUMBER:
+    if first is not None and first.type == s.token.NUMBER and re.fullmatch(r"\d[\d_]*", first.value):
         first.value = f"{first.value}.0"
         first.changed()
         return
@@ -266,7 +183,7 @@ def _attribute_reasons(model, cls, attr: str) -> List[str]:
                 continue
             if node.parent.type == s.syms.expr_stmt and node.parent.children[0] is node:
                 continue  # the binding itself
-            reason = _unsafe_read(model, node) if len(kids) == 2 else \
+            reason = unsafe_read(model, node) if len(kids) == 2 else \
                 f"`{s.shown(node)}` (line {node.get_lineno()}) may rely on the integer dtype"
             if reason:
                 reasons.append(reason)
@@ -338,10 +255,12 @@ def _float_weight(node, capture, filename) -> None:
 
 def _integer_tensors(node, capture, filename) -> bool:
     """``tape.watch(i)`` of integer tensors, or ``tape.gradient(y, i)`` with
-    integer tensor sources the tape does not watch."""
+    integer tensor sources the tape does not watch. Each gets a plan: a
+    watched one made from an integer literal, watched before the tape reads
+    it, gets the constants to make float with it; else the reason why not."""
     model = model_of(node)
+    tape = model.tape_named(capture["tape"].value, capture["tape"])
     if capture["method"].value == "watch":
-        tape = model.tape_named(capture["tape"].value, capture["tape"])
         args = s.call_args(node.children[-1])
         if tape is None or len(args) != 1:
             return False
@@ -352,19 +271,56 @@ def _integer_tensors(node, capture, filename) -> bool:
             return False
         candidates = [src for src in map(s.unparen, found[1][2]) if s.is_name(src)]
         watched = {same_tensor(model, s.unparen(a)) for a in found[0].watch_arguments()}
-    capture["found"] = [a for a in candidates if same_tensor(model, a) not in watched
-                        and model.kind_of(a).kind is Kind.TENSOR and is_integer(dtype_of(model, a))]
-    return bool(capture["found"])
+    capture["plans"] = [_plan(model, tape, expr) if capture["method"].value == "watch" else (expr, [], None, None)
+                        for expr in candidates if same_tensor(model, expr) not in watched
+                        and model.kind_of(expr).kind is Kind.TENSOR and is_integer(dtype_of(model, expr))]
+    return bool(capture["plans"])
+
+
+def _plan(model, tape, watched):
+    """(the watched expression, the constant calls to make float, how the
+    module spells tensorflow, why there is no fix)."""
+    bindings = bindings_read(model, watched) if watched.type == s.token.NAME else None
+    if not bindings:
+        return watched, [], None, None
+    late = _read_before_the_watch(model, tape, watched, bindings)
+    together = Together(model, bindings) if late is None else None
+    if late is not None or together.reason:
+        return watched, [], None, late or together.reason
+    return watched, together.constants, _tf_module(model, together.constants[0]), None
+
+
+def _read_before_the_watch(model, tape, watched, bindings) -> Optional[str]:
+    """A read of the watched value in the tape's block before the watch: the
+    tape records nothing of it, float or not (unwatched-source moves the watch)."""
+    ids = {id(b) for b in bindings}
+    for read in s.name_reads(tape.body, watched.value):
+        if s.start(read) < s.start(watched) and ids & {id(b) for b in bindings_read(model, read) or ()}:
+            return (f"`{s.shown(s.enclosing_statement(read))}` (line {read.get_lineno()}) reads it before "
+                    "`tape.watch`: watch it first, then make it float")
+    return None
 
 
 def _report_tensors(node, capture, filename) -> None:
     model = model_of(node)
     what = "watching it records nothing, gradients" if capture["method"].value == "watch" else "gradients"
-    for expr in capture["found"]:
-        propose(expr, f"`{s.shown(expr)}` is an integer tensor ({dtype_of(model, expr)}): {what} are only defined "
-                      "for floating dtypes, so the gradient with respect to it is None; make the value float "
-                      "(a float constant, or tf.cast before the tape) where the code that reads it allows, and "
-                      "compute from it in the tape", fixable=False)
+    made = set()
+    for expr, constants, module, reason in capture["plans"]:
+        problem = (f"`{s.shown(expr)}` is an integer tensor ({dtype_of(model, expr)}): {what} are only defined "
+                   "for floating dtypes, so the gradient with respect to it is None")
+        if not constants or module is None:
+            why = f"; no fix: {reason}" if reason else ""
+            propose(expr, f"{problem}; make the value float (a float constant, or tf.cast before the tape) where "
+                          f"the code that reads it allows, and compute from it in the tape{why}", fixable=False)
+            continue
+        listed = ", ".join(f"`{s.shown(c.parent)}` (line {c.get_lineno()})" for c in constants)
+        if propose(expr, f"{problem}: make {listed} float; unsafe: the values it meets become float too (a "
+                         "printed or compared value reads 1.0, not 1)", safety="unsafe"):
+            for call in constants:
+                if id(call) not in made:
+                    made.add(id(call))
+                    positional, keywords = s.split_arguments(call.children[-1])
+                    _make_float(module, call, positional, keywords, dtype_at=1)
 
 
 # an integer dtype as spelled: "int32", tf.int64, np.uint8, "int" (a string: dtype_named's integer names)
@@ -390,7 +346,8 @@ def _may_differentiate_an_integer(facts: SourceFacts) -> Union[bool, List[ast.AS
 
 RECIPE = Recipe(
     id="integer-source",
-    summary="tf.Variable(3) / add_weight(dtype=tf.int32) differentiated -> float; integer tensors watched: report",
+    summary="tf.Variable(3) / add_weight(dtype=tf.int32) differentiated -> float; a watched tf.constant(1) -> "
+            "1.0 (unsafe)",
     safety="safe",
     query=lambda q: (q.select(VARIABLE).filter(_integer_variable).modify(_float_variable)
                      .select(BARE_VARIABLE).filter(_integer_variable).modify(_float_variable)

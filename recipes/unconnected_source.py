@@ -1,7 +1,7 @@
 """unconnected-source: ``tape.gradient(target, sources)`` where a source
 provably takes no part in computing the target; a weight nothing reads.
 
-What it reports:
+What it reports (and the unsafe fixes it offers):
 - a source name whose value the target does not read: the semantic model's
   differentiation walk (``recipes/_model/differentiation.py``) follows the
   target back to everything it reads, and the source's binding is not among
@@ -24,16 +24,20 @@ output; build one model that outputs both and take both from one call.
 Way out: use the source in the computation (or drop it from the sources);
 when zeros are the wanted answer (attribution of an input that does not
 matter), ``tape.gradient(..., unconnected_gradients=tf.UnconnectedGradients.ZERO)``.
-That keyword is offered as an UNSAFE fix for tensor sources (inputs,
-activations: attribution code); never for the second-call case (zeros
-would hide the bug) nor for variables (a weight that gets zeros never
-trains: a report).
+That keyword is offered as an UNSAFE fix, for tensor sources (inputs,
+activations: attribution code) and for variables (the weight still never
+trains: zeros only replace None); never for the second-call case (zeros
+would hide the bug). The unused weight's statement is removed (UNSAFE)
+when it is a plain ``self.w = self.add_weight(...)`` alone on its line.
 
 CAVEATS:
 - the fix changes None into zeros: code that tests ``g is None`` behaves
   differently; the fix is unsafe for that reason.
+- a variable that gets zeros still never trains, and an optimizer with
+  weight decay or momentum now updates it where None made it skip it.
 - a weight read only by code outside the module (a subclass, a callback)
-  looks unused here; the report names it so the author can check.
+  looks unused here; removing it also changes the layer's weights list
+  (``get_weights``/``set_weights`` order, checkpoints): unsafe.
 """
 
 from __future__ import annotations
@@ -41,8 +45,8 @@ from __future__ import annotations
 import ast
 
 from migrate.recipe import Recipe, propose
-from recipes._fissix import enclosing, literal_elements, parse_expression, per_tree, shown, split_arguments, syms, \
-    token, unparen
+from recipes._fissix import enclosing, literal_elements, parse_expression, per_tree, remove_statement, shown, \
+    split_arguments, syms, token, unparen
 from recipes._model import Kind, model_of
 from recipes._pyast import statements, tapes
 
@@ -101,12 +105,18 @@ def _second_call(model, bindings, calls):
 
 
 def _gradient_of_unconnected(node, capture, filename) -> bool:
-    return bool(_unconnected(node)[0])
+    """Decides the finding: the unconnected names, the second model call a
+    source came from (no fix), whether a variable is among them."""
+    model = model_of(node)
+    capture["names"], capture["second"] = _unconnected(node)
+    capture["variable"] = any(model.kind_of(leaf).kind == Kind.VARIABLE
+                              for leaf in _source_leaves(node, capture["names"]))
+    capture["alias"] = (sorted(model.imports.module_aliases("tensorflow")) or ["tf"])[0]
+    return bool(capture["names"])
 
 
 def _report_gradient(node, capture, filename) -> None:
-    model = model_of(node)
-    names, second = _unconnected(node)
+    names, second, zero = capture["names"], capture["second"], _ZERO.format(capture["alias"])
     listed = ", ".join(f"`{n}`" for n in names)
     head = f"{listed} takes no part in computing the target: its gradient is None"
     if second is not None:
@@ -114,16 +124,16 @@ def _report_gradient(node, capture, filename) -> None:
                       "reaches another call's output. Build one model that outputs both and take both from "
                       "one call", fixable=False)
         return
-    if any(model.kind_of(leaf).kind == Kind.VARIABLE for leaf in _source_leaves(node, names)):
-        propose(node, f"{head}. Use it in the computation or drop it from the sources; if zeros are wanted, "
-                      f"pass `{_ZERO.format('tf')}`", fixable=False)
-        return
-    alias = sorted(model.imports.module_aliases("tensorflow")) or ["tf"]
-    if propose(node, f"{head}. If zeros are the wanted answer (an input that does not matter), pass "
-                     f"`{_ZERO.format(alias[0])}`", safety="unsafe"):
+    if capture["variable"]:
+        message = (f"{head}. Use it in the computation or drop it from the sources; if zeros are wanted, pass "
+                   f"`{zero}` (unsafe: the weight still never trains, zeros only replace None, and an optimizer "
+                   "with weight decay or momentum would now update it)")
+    else:
+        message = f"{head}. If zeros are the wanted answer (an input that does not matter), pass `{zero}`"
+    if propose(node, message, safety="unsafe"):
         trailer = node.children[2]
         inner = "".join(str(c) for c in trailer.children[1:-1]).rstrip()
-        new = parse_expression(f"f({inner}, {_ZERO.format(alias[0])})").children[-1]
+        new = parse_expression(f"f({inner}, {zero})").children[-1]
         new.prefix = trailer.prefix
         trailer.replace(new)
 
@@ -141,11 +151,15 @@ def _unused_weight(node, capture, filename) -> bool:
             or model.keras_role(cls) is None or "call" not in model.methods(cls):
         return False
     _, keywords = split_arguments(node.children[2].children[-1])
-    if "trainable" in keywords or not model.differentiation.trains():
+    if "trainable" in keywords or "regularizer" in keywords or not model.differentiation.trains():
         return False
     if model.may_be_read_dynamically(f"self.{attribute.value}", node) or _subclassed(model, cls):
         return False
-    return not any(leaf is not attribute and leaf.value == attribute.value for leaf in _attribute_leaves(node))
+    if any(leaf is not attribute and leaf.value == attribute.value for leaf in _attribute_leaves(node)):
+        return False
+    stmt = node.parent  # removable: the statement is this one assignment alone on its line
+    capture["removable"] = stmt.type == syms.simple_stmt and len(stmt.children) == 2
+    return True
 
 
 def _attribute_leaves(node):
@@ -163,9 +177,14 @@ def _subclassed(model, cls) -> bool:
 
 def _report_weight(node, capture, filename) -> None:
     name = node.children[0].children[1].children[1].value
-    propose(node, f"`self.{name}` is a trainable weight that nothing in this module reads: `call` never uses it, "
-                  "so its gradient is always None (Keras warns \"Gradients do not exist\"). Use it in `call`, "
-                  "remove it, or create it with `trainable=False`", fixable=False)
+    message = (f"`self.{name}` is a trainable weight that nothing in this module reads: `call` never uses it, "
+               "so its gradient is always None (Keras warns \"Gradients do not exist\"). Use it in `call`, "
+               "remove it, or create it with `trainable=False`")
+    if not capture["removable"]:
+        propose(node, message, fixable=False)
+    elif propose(node, f"{message}; removing it is unsafe: the layer's weights list and its checkpoints change, "
+                       f"and a subclass or code outside this module may read `.{name}`", safety="unsafe"):
+        remove_statement(node.parent)
 
 
 def _may_be_unconnected(facts):
@@ -187,7 +206,8 @@ def _may_be_unconnected(facts):
 
 RECIPE = Recipe(
     id="unconnected-source",
-    summary="tape.gradient w.r.t. a source the target never reads; a weight call never uses (report / unsafe ZERO)",
+    summary="tape.gradient w.r.t. a source the target never reads (unsafe ZERO); a weight call never uses "
+            "(unsafe removal)",
     safety="unsafe",
     query=lambda q: q.select(GRADIENT).filter(_gradient_of_unconnected).modify(_report_gradient)
                      .select(WEIGHT).filter(_unused_weight).modify(_report_weight),

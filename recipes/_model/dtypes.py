@@ -153,7 +153,7 @@ def _power(model: "Model", expr, depth: int) -> Optional[str]:
     if not callee.startswith("tensorflow."):
         return None
     op = callee[len("tensorflow."):]
-    if op == "cast" and len(positional) > 1:
+    if op in ("cast", "constant", "convert_to_tensor") and len(positional) > 1:  # the dtype, positional
         return dtype_named(model, positional[1])
     if op in _FLOAT32_MAKERS:
         return "float32"

@@ -108,7 +108,129 @@ CASES = [
             tape.watch(i)
             out = tf.while_loop(lambda i, inc: i <= 5, lambda i, inc: [i + inc, inc], [i, inc])
         print(tape.gradient(out[0], i))
-        """, "a watched integer tensor: reported", fixable=False),
+        """, "a watched int literal constant, and the one it meets in the loop's variables, become float "
+             "(unsafe)", safety="unsafe"),
+    invalid("watched_int_constant_def_loop", """
+        i = tf.constant(0)
+        step = tf.constant(2, dtype=tf.int32)
+
+
+        def cond(i, step):
+            return i < 10
+
+
+        def body(i, step):
+            return i + step, step
+
+
+        with tf.GradientTape() as tape:
+            tape.watch(i)
+            last, _ = tf.while_loop(cond, body, (i, step))
+            y = last * 3
+        print(tape.gradient(y, i))
+        """, "a loop of module functions, results unpacked; a spelled int dtype becomes float32",
+        safety="unsafe"),
+    invalid("watched_int_constant_positional_dtype", """
+        n = tf.constant(4, tf.int64)
+        with tf.GradientTape() as tape:
+            tape.watch(n)
+            y = n * 2 + 1
+        print(tape.gradient(y, n))
+        """, "tf.constant(4, tf.int64): the positional dtype becomes float32", safety="unsafe"),
+    invalid("watched_int_constant_through_an_alias", """
+        x = tf.constant([1, 2, 3], dtype=tf.int32)
+        same = x
+        with tf.GradientTape() as tape:
+            tape.watch(same)
+            y = tf.reduce_sum(tf.cast(x, tf.float32) * 2.0)
+        print(tape.gradient(y, x))
+        """, "an alias of the literal constant is watched: the constant becomes float", safety="unsafe"),
+    invalid("watched_int_constant_watched_late", """
+        x = tf.constant([1, 2, 3])
+        with tf.GradientTape() as tape:
+            y = tf.reduce_sum(tf.cast(x, tf.float32) * 2.0)
+            tape.watch(x)
+        print(tape.gradient(y, x))
+        """, "watched after the tape read it: float alone records nothing, report (unwatched-source moves "
+             "the watch)", fixable=False),
+    invalid("watched_int_used_as_index_after", """
+        i = tf.constant(1)
+        inc = tf.constant(1)
+        table = tf.constant([1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0])
+        with tf.GradientTape() as tape:
+            tape.watch(i)
+            out = tf.while_loop(lambda i, inc: i <= 5, lambda i, inc: [i + inc, inc], [i, inc])
+        print(tape.gradient(out[0], i), table[out[0]])
+        """, "the loop's result indexes a tensor: report, naming the index", fixable=False),
+    invalid("watched_int_in_tf_range", """
+        i = tf.constant(1)
+        with tf.GradientTape() as tape:
+            tape.watch(i)
+            total = tf.reduce_sum(tf.range(i))
+        print(tape.gradient(total, i))
+        """, "tf.range needs the integer: report, naming it", fixable=False),
+    invalid("watched_int_as_a_shape_after", """
+        n = tf.constant(3)
+        with tf.GradientTape() as tape:
+            tape.watch(n)
+            y = n * 2
+        z = tf.zeros([n, 2])
+        print(tape.gradient(y, n))
+        """, "a shape needs the integer: report", fixable=False),
+    invalid("watched_int_as_gather_indices", """
+        params = tf.constant([1.0, 2.0])
+        i = tf.constant([0, 1])
+        with tf.GradientTape() as tape:
+            tape.watch(i)
+            y = tf.gather(params, i)
+        print(tape.gradient(y, i))
+        """, "gather indices need the integer: report", fixable=False),
+    invalid("watched_int_meets_a_non_literal_int", """
+        x = tf.ones((4, 2))
+        i = tf.constant(1)
+        n = tf.shape(x)[0]
+        with tf.GradientTape() as tape:
+            tape.watch(i)
+            j = i + n
+        print(tape.gradient(j, i))
+        """, "meets an int tensor that is no literal: converting i alone is a dtype mismatch, report naming n",
+        fixable=False),
+    invalid("watched_int_meets_a_non_literal_in_tf_add", """
+        i = tf.constant(1)
+        n = tf.reduce_sum(tf.constant([1, 2]))
+        with tf.GradientTape() as tape:
+            tape.watch(i)
+            j = tf.add(i, n)
+        print(tape.gradient(j, i))
+        """, "tf.add combines it with an int tensor that is no literal: report", fixable=False),
+    invalid("watched_int_read_in_a_function", """
+        i = tf.constant(2)
+
+
+        def scale(t):
+            return t * i
+
+
+        with tf.GradientTape() as tape:
+            tape.watch(i)
+            y = scale(3.0)
+        print(tape.gradient(y, i))
+        """, "a function reads it as a free name with a parameter of unknown dtype: report", fixable=False),
+    invalid("watched_int_compared_with_an_int_tensor", """
+        x = tf.ones((4, 2))
+        i = tf.constant(1)
+        with tf.GradientTape() as tape:
+            tape.watch(i)
+            out = tf.while_loop(lambda i: i < tf.shape(x)[0], lambda i: [i + 1], [i])
+        print(tape.gradient(out[0], i))
+        """, "compared with an int tensor in the loop's cond: report", fixable=False),
+    invalid("watched_int_not_a_literal", """
+        i = tf.reduce_sum(tf.constant([1, 2]))
+        with tf.GradientTape() as tape:
+            tape.watch(i)
+            y = i * 2
+        print(tape.gradient(y, i))
+        """, "an int tensor computed, not a literal: report", fixable=False),
     invalid("int_tensor_source", """
         i = tf.constant(3)
         with tf.GradientTape() as tape:

@@ -32,7 +32,7 @@ CASES = [
     with tf.GradientTape() as tape:
         y = a * a
     grads = tape.gradient(y, [a, b])
-    """, "b takes no part in y: report, no fix for a variable", fixable=False),
+    """, "b takes no part in y: zeros offered (unsafe: the weight still never trains)", safety="unsafe"),
     invalid("gradcam_second_call", GRAD_CAM + """
     with tf.GradientTape() as tape:
         conv_out, _ = grad_model(image)
@@ -68,7 +68,82 @@ CASES = [
     with tf.GradientTape() as tape:
         loss = tf.reduce_sum(layer(tf.ones((2, 4))))
     print(tape.gradient(loss, layer.trainable_variables))
-    """, "a weight call never reads", fixable=False),
+    """, "a weight call never reads: its statement removed (unsafe)", safety="unsafe"),
+    invalid("unused_weight_alone_in_build", """
+    import tensorflow as tf
+
+
+    class Shift(tf.keras.layers.Layer):
+        def build(self, input_shape):
+            self.spare = self.add_weight(name="spare", shape=(3,))
+
+        def call(self, inputs):
+            return inputs + 1.0
+
+
+    layer = Shift()
+    layer.compile(loss="mse")
+    """, "the only statement of build: removed, a pass left", safety="unsafe"),
+    invalid("unused_weight_sharing_its_line", """
+    import tensorflow as tf
+
+
+    class Cell(tf.keras.layers.Layer):
+        def build(self, input_shape):
+            self.w = self.add_weight(name="w", shape=(input_shape[-1], 3))
+            self.spare = self.add_weight(name="spare", shape=(3,)); self.ready = True
+
+        def call(self, inputs):
+            return tf.matmul(inputs, self.w)
+
+
+    layer = Cell()
+    layer.compile(loss="mse")
+    """, "another statement on its line: report only", fixable=False),
+    valid("weight_read_through_getattr", """
+    import tensorflow as tf
+
+
+    class Cell(tf.keras.layers.Layer):
+        def build(self, input_shape):
+            self.spare = self.add_weight(name="spare", shape=(3,))
+
+        def call(self, inputs):
+            return inputs * getattr(self, "spare")
+
+
+    layer = Cell()
+    layer.compile(loss="mse")
+    """, "getattr reads it: no finding, so no removal"),
+    valid("weight_read_in_another_method", """
+    import tensorflow as tf
+
+
+    class Cell(tf.keras.layers.Layer):
+        def build(self, input_shape):
+            self.spare = self.add_weight(name="spare", shape=(3,))
+
+        def call(self, inputs):
+            return inputs * 2.0
+
+        def penalty(self):
+            return tf.reduce_sum(self.spare)
+
+
+    layer = Cell()
+    layer.compile(loss="mse")
+    """, "another method reads it (a regularizer, a callback's hook): no finding"),
+    invalid("unused_variable_and_tensor", """
+    import tensorflow as tf
+
+    a = tf.Variable(2.0)
+    b = tf.Variable(3.0)
+    x = tf.ones((2,))
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = a * a
+    grads = tape.gradient(y, [a, b, x])
+    """, "a variable among the unconnected sources: the variable's message, zeros unsafe", safety="unsafe"),
     valid("gradcam_one_call", GRAD_CAM + """
     with tf.GradientTape() as tape:
         conv_out, preds = grad_model(image)

@@ -25,7 +25,9 @@ the sum of ``tape.gradient(y, x)``, so a None gradient fails the run.
 Labels: a floating tensor not watched (or watched late) is unwatched-source
 safe at the gradient call; host float32 data is safe (converted), float64
 unsafe; an integer tensor is integer-source report (at the watch when there
-is one, else at the gradient call); an integer tf.Variable is integer-source
+is one, else at the gradient call), but a ``tf.constant`` of an integer
+literal watched before the computation (or through an alias) is
+integer-source unsafe (made float); an integer tf.Variable is integer-source
 safe at its constructor; ``model.inputs`` is unwatched-source unsafe, a
 layer's ``output`` unwatched-source report.
 Near-misses (a third): floating tensors watched before the computation or
@@ -109,6 +111,8 @@ def _expected(constructor: str, watch: str, form: str, dtype: str) -> Optional[T
             return None
         return "gradient", "unwatched-source safe"
     if not floating:
+        if constructor == "tf_constant" and watch in ("before", "alias"):
+            return "watch", "integer-source unsafe"  # a literal constant watched in time: made float
         return ("gradient" if watch == "none" else "watch"), "integer-source report"
     return None if watch in ("before", "alias") else ("gradient", "unwatched-source safe")
 
