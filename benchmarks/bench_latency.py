@@ -12,7 +12,7 @@ the sources. ``--instructions`` also counts the instructions of one run
 under valgrind's callgrind, a figure the machine's load does not move.
 
 Files: the seed-003 program (fixtures/per-step-tape/seed003_churn_ig.before.py,
-120 lines, 4 findings) and a clean 14-line training step (no finding).
+120 lines, 9 findings) and a clean 14-line training step (no finding).
 Targets (issue 25): seed-003 <= 0.3 s, the clean file <= 0.2 s.
 
 Usage: python benchmarks/bench_latency.py [--runs 21] [--no-bytecode] [--instructions] [FILE ...]
