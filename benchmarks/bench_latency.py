@@ -6,13 +6,17 @@ and the minimum of ``--runs`` wall times, the median CPU time (user + system)
 of the same runs (the steadier figure on a shared machine), and the load
 average before and after. Bytecode is cached as in an installed copy
 (PYTHONDONTWRITEBYTECODE is dropped; the .pyc files go to a temporary
-PYTHONPYCACHEPREFIX, and one run that is not counted writes them).
+PYTHONPYCACHEPREFIX, and one run that is not counted writes them);
+``--no-bytecode`` keeps PYTHONDONTWRITEBYTECODE=1, so every run compiles
+the sources. ``--instructions`` also counts the instructions of one run
+under valgrind's callgrind, a figure the machine's load does not move.
 
 Files: the seed-003 program (fixtures/per-step-tape/seed003_churn_ig.before.py,
-120 lines, 4 findings) and a clean 14-line training step (no finding).
+120 lines, 9 findings) and a clean 14-line training step (no finding).
 Targets (issue 25): seed-003 <= 0.3 s, the clean file <= 0.2 s.
 
-Usage: python benchmarks/bench_latency.py [--runs 21] [FILE ...] [--json OUT]
+Usage: python benchmarks/bench_latency.py [--runs 21] [--no-bytecode] [--instructions] [FILE ...]
+       [--json OUT]
 """
 
 from __future__ import annotations
@@ -20,7 +24,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -48,15 +54,26 @@ def predict(model, x):
 '''
 
 
+def command(path: Path) -> List[str]:
+    return [sys.executable, "-m", "migrate", "check", "--no-cache", str(path)]
+
+
 def one_run(path: Path, env: Dict[str, str]) -> tuple:
     """(wall seconds, CPU seconds) of one `check` process."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "migrate", "check", "--no-cache", str(path)],
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=ROOT)
+    subprocess.run(command(path), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=ROOT)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def instructions(path: Path, env: Dict[str, str], tmp: str) -> int:
+    """The instructions of one `check` process (callgrind's ``Collected``)."""
+    done = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={tmp}/callgrind.out",
+                           *command(path)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                          env=env, cwd=ROOT)
+    return int(re.search(r"Collected : (\d+)", done.stderr).group(1))
 
 
 def measure(path: Path, runs: int, env: Dict[str, str]) -> dict:
@@ -74,20 +91,29 @@ def main(argv: List[str] = None) -> int:
     parser.add_argument("files", nargs="*", type=Path)
     parser.add_argument("--runs", type=int, default=21)
     parser.add_argument("--json", type=Path, help="also write the figures as JSON")
+    parser.add_argument("--no-bytecode", action="store_true", help="compile the sources in every run")
+    parser.add_argument("--instructions", action="store_true", help="also count one run's instructions")
     args = parser.parse_args(argv)
+    if args.instructions and not shutil.which("valgrind"):
+        parser.error("--instructions needs valgrind")
     rows = []
     with tempfile.TemporaryDirectory(prefix="tfm-latency-") as tmp:
-        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-        env.update(PYTHONPYCACHEPREFIX=str(Path(tmp) / "pyc"), TF_CPP_MIN_LOG_LEVEL="3")
+        env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", TF_CPP_MIN_LOG_LEVEL="3")
+        if not args.no_bytecode:
+            del env["PYTHONDONTWRITEBYTECODE"]
+            env["PYTHONPYCACHEPREFIX"] = str(Path(tmp) / "pyc")
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
         clean = Path(tmp) / "clean_step.py"
         clean.write_text(CLEAN)
         for path in args.files or [SEED003, clean]:
             row = measure(path.resolve(), args.runs, env)
+            if args.instructions:
+                row["instructions"] = instructions(path.resolve(), env, tmp)
             rows.append(row)
+            counted = f", {row['instructions'] / 1e6:,.0f} M instructions" if args.instructions else ""
             print(f"  {path.name:32s} median {row['median']:.3f} s  min {row['min']:.3f} s  "
                   f"CPU median {row['cpu_median']:.3f} s  ({row['runs']} runs, load "
-                  f"{row['load_before']:.1f} -> {row['load_after']:.1f})", flush=True)
+                  f"{row['load_before']:.1f} -> {row['load_after']:.1f}{counted})", flush=True)
     if args.json:
         args.json.write_text(json.dumps(rows, indent=2))
     return 0

@@ -11,11 +11,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Dict, List, Optional
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.9/3.10
-    import tomli as tomllib
-
 KEYS = {"select", "ignore", "exclude", "unsafe-fixes", "target-index"}
 
 
@@ -93,6 +88,12 @@ def load_file(path: Path) -> Config:
 
 
 def _toml(path: Path) -> dict:
+    """The TOML file's data; its parser is loaded here, when a pyproject.toml
+    is found (a file outside any project never needs it)."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.9/3.10
+        import tomli as tomllib
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as err:

@@ -432,7 +432,8 @@ def command(paths: List[Path], exclude_of: Callable[[Path], List[str]],
         for diag in sorted(outcome.result.pending if outcome.result else [], key=_position):
             console.print(output.finding_line(diag), markup=False, highlight=False)
     print_tally(console, reviewer.tally)
-    output.print_summary(errors, summary, "written", sum(o.written for o in session.outcomes))
+    output.print_summary(lambda: errors, summary, "written", sum(o.written for o in session.outcomes),
+                         stream=errors.file)
     if found.problems or any(o.failed for o in session.outcomes):
         return 2
     pending = any(o.result and o.result.pending for o in session.outcomes)

@@ -4,16 +4,17 @@ diffs, JSON, and the end-of-run summary."""
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import asdict
 from collections import Counter
-from typing import Dict, Iterable, List, Tuple
-
-from rich.console import Console
-from rich.text import Text
+from typing import TYPE_CHECKING, Callable, Dict, Iterable, List, Optional, TextIO, Tuple
 
 from .batch import Left, Outcome, Summary
 from .result import Diagnostic, split_label
 from .textdiff import unified
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 JSON_VERSION = 1
 
@@ -129,21 +130,26 @@ def fix_counts(outcomes: List[Outcome], left: Dict[int, List[Left]], unsafe_fixe
     return text + ("" if not reasons else ": " + "; ".join(f"{n} {why}" for why, n in sorted(reasons.items())))
 
 
-def print_summary(console: Console, summary: Summary, verb: str, count: int, quiet: bool = False) -> None:
+def print_summary(console: Callable[[], "Console"], summary: Summary, verb: str, count: int,
+                  quiet: bool = False, stream: Optional[TextIO] = None) -> None:
     """The files that could not be processed, then (unless ``quiet``) files
     scanned / ``count`` files that ``verb`` / skipped and findings per
-    recipe, on stderr."""
-    for problem in summary.problems:
-        console.print(Text.assemble(("error: ", "red"), problem))
+    recipe, on stderr (``stream``, the file of ``console()``). The count
+    line is plain text, written as rich would print it, without making the
+    console: a check with nothing else to say never imports rich."""
+    if summary.problems:
+        from rich.text import Text
+
+        for problem in summary.problems:
+            console().print(Text.assemble(("error: ", "red"), problem))
     if quiet:
         return
-    console.print(
-        f"{summary.scanned} file(s) scanned, {count} {verb}, "
-        f"{summary.skipped} could not be processed", highlight=False)
+    (stream or sys.stderr).write(f"{summary.scanned} file(s) scanned, {count} {verb}, "
+                                 f"{summary.skipped} could not be processed\n")
     if summary.findings:
         from rich.table import Table  # loaded only when there is a table: a clean file's check skips it
 
         table = Table("recipe", "findings", box=None, pad_edge=False)
         for recipe, count in sorted(summary.findings.items()):
             table.add_row(recipe, str(count))
-        console.print(table)
+        console().print(table)

@@ -75,6 +75,8 @@ class Pass:
 _WAS_CHANGED = attrgetter("was_changed")
 _active: contextvars.ContextVar[Pass] = contextvars.ContextVar("tf_migrate_traversal")
 _tools: Dict[Tuple[str, ...], "BowlerTool"] = {}
+_patterns: Dict[str, Tuple[pytree.BasePattern, object]] = {}  # PATTERN -> (pattern, pattern_tree)
+_compiled: Dict[Recipe, list] = {}  # a recipe's fixer classes (each tool makes its own instances)
 
 
 def run(recipes: Sequence[Recipe], tree: pytree.Node, path: str, contexts: Dict[str, PassContext],
@@ -161,10 +163,22 @@ def tool(recipes: Sequence[Recipe]) -> "BowlerTool":
             found.bmi_pre_order_heads = {}
         if not found.bmi_post_order:
             found.bmi_post_order_heads = {}
-        for fixer in found.pre_order + found.post_order:
-            fixer.pattern = _unwrapped(fixer.pattern)
         _tools[key] = found
     return found
+
+
+def _compile_pattern(fixer) -> None:
+    """``BaseFix.compile_pattern``, once per pattern text in a process (and
+    unwrapped): every BowlerTool instantiates its fixers, one for each set
+    of recipes a pass runs, and fissix's pattern compiler was most of the
+    cost of a tool. Patterns and their trees are only read."""
+    found = _patterns.get(fixer.PATTERN)
+    if found is None:
+        from fissix.patcomp import PatternCompiler
+
+        pattern, tree = PatternCompiler().compile_pattern(fixer.PATTERN, with_tree=True)
+        found = _patterns[fixer.PATTERN] = (_unwrapped(pattern), tree)
+    fixer.pattern, fixer.pattern_tree = found
 
 
 def _unwrapped(pattern: pytree.BasePattern) -> pytree.BasePattern:
@@ -234,7 +248,15 @@ class _Statements:
 
 def _fixers(recipe: Recipe) -> list:
     """The recipe's Bowler query compiled to fixer classes, its callbacks
-    wrapped (see the module docstring), matched by the bottom matcher."""
+    wrapped (see the module docstring), matched by the bottom matcher; once
+    per recipe in a process."""
+    found = _compiled.get(recipe)
+    if found is None:
+        found = _compiled[recipe] = _compile(recipe)
+    return found
+
+
+def _compile(recipe: Recipe) -> list:
     from bowler import Query
 
     query = recipe.query(Query())
@@ -243,6 +265,7 @@ def _fixers(recipe: Recipe) -> list:
         transform.callbacks[:] = [_guarded(recipe, c, filtering=False) for c in transform.callbacks]
     fixers = query.compile()
     for fixer in fixers:
+        fixer.compile_pattern = _compile_pattern
         fixer.BM_compatible = _bottom_matchable(fixer)
     return fixers
 
