@@ -21,10 +21,12 @@ rank the source does not say, makes the buffer a tensor
 (``tf.zeros_like(x)``, ``tf.convert_to_tensor(x)``...) rebuilt at each step
 around the slot: ``tf.concat([buf[:, :t], tf.expand_dims(v, 1), buf[:, t + 1:]],
 axis=1)``; slots the loop does not write keep NumPy's values.
-A value built from a batch of one (a layer fed
-``tf.reshape(x, [1, ...])``, ``tf.expand_dims(x, 0)`` or ``x[None]``), which
-NumPy silently broadcasts into its ``(d,)`` slot, is written as
-``tf.reshape(v, slot_shape)`` so the stacked shape equals the NumPy one.
+A value built from a batch of one (a Keras layer or model, by the
+semantic model's kinds, fed ``tf.reshape(x, [1, ...])``,
+``tf.expand_dims(x, 0)`` or ``x[None]``), which NumPy silently broadcasts
+into its ``(d,)`` slot, is written as ``tf.reshape(v, slot_shape)`` (or
+``tf.squeeze(v, axis=0)`` when the slot's shape is unknown) so the stacked
+shape equals the NumPy one.
 ``size`` comes from the NumPy shape (``x.shape[0]``, None while ``fit``
 traces, becomes ``tf.shape(x)[0]``; ``dynamic_size=True`` when the shape
 cannot be known); the dtype from ``dtype=`` (values are cast to it), else
@@ -142,6 +144,11 @@ CAVEATS:
   mutates it in place is not detected.
 - Broadcasting other than dropping leading 1s or a number filling a slot is
   not reproduced (the reshape raises where NumPy would broadcast).
+- A batch of one that goes through a call the model cannot type (a
+  ``self.x`` of a method pasted without its class, a helper, an operation
+  that broadcasts) may keep its leading 1 or not: into a slot of known
+  shape the reshape holds either way; into one of unknown shape the
+  squeeze is a guess, offered as an unsafe fix that names the call.
 - A loop over a tensor bound is lifted into a ``tf.while_loop`` only when
   its body does not ``return``/``break`` and binds no name used outside the
   loop (a state carried across iterations, a value read afterwards);
@@ -303,7 +310,9 @@ def _message(buffer: Buffer, keras_ops: Optional[str]) -> str:
            if buffer.scatter is not None else "use tf.TensorArray")
     text = (f"`{target} = <tensor>` copies the tensor into a NumPy array: the tape stops "
             f"there and gradients come back None (model.fit raises); {fix}")
-    return f"{text} ({buffer.problem})" if buffer.problem else text
+    if buffer.problem:
+        return f"{text} ({buffer.problem})"
+    return f"{text} (unsafe: {buffer.doubt})" if buffer.doubt else text
 
 
 # ------------------------------------------------------------ rewrites (the modifier)
@@ -319,7 +328,8 @@ def _rewrite_function(plan: _Plan, module: _Module) -> None:
     tf = module.tf
     function, analysis = plan.function, plan.analysis
     keras_ops = analysis.imports.keras_ops
-    fixes = [b for b in plan.buffers if propose(b.write, _message(b, keras_ops), fixable=b.problem is None)]
+    fixes = [b for b in plan.buffers if propose(b.write, _message(b, keras_ops), fixable=b.problem is None,
+                                                safety="unsafe" if b.doubt else None)]
     arrays = [b for b in fixes if b.scatter is None]
     for buffer in fixes:
         if buffer.scatter is None:

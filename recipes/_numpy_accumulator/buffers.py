@@ -69,7 +69,8 @@ class Buffer:
     fill: object = None              # the value of ``np.full``
     columns: Optional[str] = None    # ``buf[i, cols]``: the selected columns as a tf expression
     in_place: bool = False           # axis > 0 of a ``_like``/``copy`` buffer: a tensor updated per step
-    batch_of_one: bool = False       # the value written is a batch of one sample (_batch_of_one)
+    batch_of_one: bool = False       # the write drops the value's leading 1 (tensor_array._decide_the_batch_axis)
+    doubt: Optional[str] = None      # why the fix is unsafe: what the model cannot tell
     scatter: Optional[list] = None   # the general form: its writes (_numpy_accumulator.scatter)
 
 

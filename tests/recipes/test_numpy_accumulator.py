@@ -196,7 +196,37 @@ def test_float64_dtype_casts_and_unknown_shape_is_dynamic():
     assert "buf = buf.write(i, tf.cast(self.score(x), tf.float64))" in out
 
 
-def test_zeros_like_and_batch_of_one_with_unknown_slot_shape_squeezes():
+BATCH_OF_ONE_IN_A_LAYER = """
+    import numpy as np
+    import tensorflow as tf
+
+
+    class M(tf.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.dense = tf.keras.layers.Dense(4)
+
+        def call(self, x):
+            out = np.zeros_like(x)
+            for i in range(3):
+                out[i] = self.dense(x[i][None])
+            return out
+    """
+
+
+def test_a_batch_of_one_through_a_layer_of_the_instance_is_squeezed():
+    """The model knows ``self.dense`` is a Keras layer: it keeps the batch
+    axis, so the write drops it (NumPy's broadcast) without knowing the slot."""
+    result = run(BATCH_OF_ONE_IN_A_LAYER, NA, unsafe=False)
+    assert "out = out.write(i, tf.squeeze(self.dense(x[i][None]), axis=0))" in result.output
+    assert [d.safety for d in result.diagnostics] == ["safe"]
+
+
+def test_a_batch_of_one_through_an_unknown_callable_squeezes_only_as_an_unsafe_fix():
+    """``self.dense`` of a method pasted without its class: the model cannot
+    tell whether it keeps the batch axis, and the slot's shape is unknown
+    (``zeros_like``), so the squeeze is a guess: unsafe, and the message
+    says why (it was a safe fix while ``self.`` was read as a layer)."""
     source = """
         import numpy as np
         import tensorflow as tf
@@ -207,9 +237,31 @@ def test_zeros_like_and_batch_of_one_with_unknown_slot_shape_squeezes():
                 out[i] = self.dense(x[i][None])
             return out
         """
+    safe = run(source, NA, unsafe=False)
+    assert safe.output == dedent(source)
+    assert [d.safety for d in safe.diagnostics] == ["unsafe"]
+    assert "whether `self.dense` keeps that axis is not known" in safe.diagnostics[0].message
     out = fixed(source, NA)
     assert "out = tf.TensorArray(tf.float32, size=0, dynamic_size=True)" in out
     assert "out = out.write(i, tf.squeeze(self.dense(x[i][None]), axis=0))" in out
+
+
+def test_a_batch_of_one_through_an_unknown_callable_into_a_known_slot_is_reshaped():
+    """A reshape to the slot's shape holds whether the callable keeps the
+    batch axis or not: safe, though the model cannot tell."""
+    source = """
+        import numpy as np
+        import tensorflow as tf
+
+        def f(self, x):
+            out = np.zeros((3, 4))
+            for i in range(3):
+                out[i] = self.helper(x[i][None]) * 2.0
+            return out
+        """
+    result = run(source, NA, unsafe=False)
+    assert "out = out.write(i, tf.reshape(self.helper(x[i][None]) * 2.0, [4]))" in result.output
+    assert [d.safety for d in result.diagnostics] == ["safe"]
 
 
 def test_reads_of_one_slot_inside_the_loop_become_read():
