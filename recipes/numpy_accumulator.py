@@ -165,13 +165,13 @@ from migrate.recipe import Recipe, propose
 from recipes._fissix import (
     add_import, contains, enclosing, find_root, is_call, name_reads, per_tree, source, start, syms,
 )
-from recipes._model import Model, model_of
+from recipes._model import model_of
 from recipes._numpy_accumulator import scatter
-from recipes._numpy_accumulator.buffers import Analysis, Buffer, _INTEGERS, _numpy_calls_of
+from recipes._numpy_accumulator.buffers import Analysis, Buffer, _INTEGERS
 from recipes._numpy_accumulator.calls import CallFix, list_conversion_fixes, numpy_on_tensor_fixes, rewrite_calls
 from recipes._numpy_accumulator.precheck import _may_fill_a_numpy_buffer
 from recipes._numpy_accumulator.tensor_array import (
-    _for_a_tensor_array, _lift_tensor_bound_loops, _merge_conversion, _rewrite, _stack_after_loop,
+    _for_a_tensor_array, _lift_tensor_bound_loops, _merge_conversion, _read_slots, _rewrite, _stack_after_loop,
 )
 
 # `buf[...] = value` (`buf[i][j] = `, `+=`): the write where the tensor is copied into NumPy
@@ -234,10 +234,10 @@ def _sampled(value, model) -> bool:
 class _Plan:
     """What the filter decided for one function: its buffers that receive
     tensors (each with its fix, or the reason there is none), in line order,
-    then its NumPy calls on a list of tensors and on tensors. The calls are
-    decided on the function as it is: a rewrite before them (a buffer, a
-    list conversion) changes what is a tensor, so then they are decided
-    again on a model of the rewritten function."""
+    then its NumPy joins of tensors and its NumPy calls on tensors (a join
+    the plan rewrites counts as a tensor: ``np.mean(np.stack(lst))``). A
+    call that becomes one only by a fix of another call (``np.stack`` of
+    ``np.mean`` results) is decided in the engine's next pass."""
 
     function: object
     analysis: Analysis
@@ -251,7 +251,9 @@ class _Plan:
         found = sorted((b for b in analysis.buffers if _examine(b, analysis)), key=lambda b: start(b.write))
         if not analysis.numpy_calls():  # neither finds a call: spare their analyses
             return cls(function, analysis, found, [], [])
-        return cls(function, analysis, found, list_conversion_fixes(analysis), numpy_on_tensor_fixes(analysis))
+        joins = list_conversion_fixes(analysis)
+        analysis.becoming_tensors(join.call for join in joins if join.render is not None)
+        return cls(function, analysis, found, joins, numpy_on_tensor_fixes(analysis))
 
 
 @dataclass
@@ -325,45 +327,33 @@ def _modify(node, capture, filename) -> None:
 
 
 def _rewrite_function(plan: _Plan, module: _Module) -> None:
-    tf = module.tf
-    function, analysis = plan.function, plan.analysis
-    keras_ops = analysis.imports.keras_ops
+    """Apply the plan: the edits inside statements first (slot reads, then
+    NumPy calls, each written from the text it then has), then the
+    statements that hold them, rebuilt from their text (writes, creations,
+    the stack after the loop, conversions, loops lifted into tf.while_loop)."""
+    tf = module.tf or "tf"
+    keras_ops = plan.analysis.imports.keras_ops
     fixes = [b for b in plan.buffers if propose(b.write, _message(b, keras_ops), fixable=b.problem is None,
                                                 safety="unsafe" if b.doubt else None)]
     arrays = [b for b in fixes if b.scatter is None]
+    for buffer in arrays:
+        _read_slots(buffer)
+    converted = rewrite_calls(plan.list_conversions)
+    converted = rewrite_calls(plan.numpy_on_tensors) or converted
     for buffer in fixes:
         if buffer.scatter is None:
-            _rewrite(buffer, analysis, tf or "tf")
+            _rewrite(buffer, plan.analysis, tf)
         else:
-            scatter.rewrite(buffer, analysis)
+            scatter.rewrite(buffer, plan.analysis)
     for buffer in reversed(arrays):  # each insert goes right after its loop
-        _stack_after_loop(buffer, tf or "tf")
+        _stack_after_loop(buffer, tf)
     for buffer in fixes:
         if buffer.conversion is not None:
-            _merge_conversion(buffer, tf or "tf")
-    _lift_tensor_bound_loops(arrays, tf or "tf")
-    rewritten = bool(fixes)
-    # the plan's calls are decided on the function as it was: after a rewrite,
-    # on a model of the rewritten tree
-    lists, on_tensors, fresh = plan.list_conversions, plan.numpy_on_tensors, None
-    if rewritten:
-        fresh = _reanalysed(function) if _numpy_calls_of(function, analysis.imports) else None
-        lists = list_conversion_fixes(fresh) if fresh else []
-    converted = rewrite_calls(lists)
-    if rewritten or converted:
-        fresh = _reanalysed(function) if converted else fresh
-        on_tensors = numpy_on_tensor_fixes(fresh) if fresh else []
-    rewritten = rewrite_calls(on_tensors) or converted or rewritten
-    if rewritten and tf is None and keras_ops is None:
-        add_import(find_root(function), "import tensorflow as tf")
+            _merge_conversion(buffer, tf)
+    _lift_tensor_bound_loops(arrays, tf)
+    if (fixes or converted) and module.tf is None and keras_ops is None:
+        add_import(find_root(plan.function), "import tensorflow as tf")
         module.tf = "tf"
-
-
-def _reanalysed(function) -> Analysis:
-    """The analysis of ``function`` after this recipe rewrote it, from a model
-    of the rewritten tree (the cached one, which other recipes share this
-    pass, is dropped by the engine after the pass)."""
-    return Analysis(function, Model(find_root(function)))
 
 
 RECIPE = Recipe(

@@ -378,17 +378,22 @@ def _one_row_slice(node) -> bool:
     return source(high).replace(" ", "").strip("()") == f"{source(low).strip()}+1"
 
 
-def _rewrite(buffer: Buffer, analysis: Analysis, tf: str) -> None:
-    if buffer.in_place:
-        _rewrite_in_place(buffer, analysis, tf)
-        return
-    index_var = buffer.loop.children[1].value
+def _read_slots(buffer: Buffer) -> None:
+    """``buf[i]`` read inside the loop becomes ``buf.read(i)``."""
     for read in buffer.slot_reads:
         _, index = subscript_parts(read)
         call = parse_expression(f"{buffer.name}.read({source(index[0])})")
         call.prefix = read.prefix
         read.replace(call)
 
+
+def _rewrite(buffer: Buffer, analysis: Analysis, tf: str) -> None:
+    """The write, the creation: from their text as it is now (after _read_slots
+    and the NumPy calls' fixes inside them)."""
+    if buffer.in_place:
+        _rewrite_in_place(buffer, analysis, tf)
+        return
+    index_var = buffer.loop.children[1].value
     value = buffer.write.children[-1]
     text = source(value)
     if buffer.dtype not in (None, "float32"):
