@@ -112,15 +112,15 @@ def _decide_calls(analysis: Analysis, find, fix_of, explain) -> List[CallFix]:
 
 
 def rewrite_calls(decided: List[CallFix]) -> bool:
-    """Report each decision and rewrite those to apply now; True when one was."""
-    rewritten = False
-    for decision in decided:
-        if propose(decision.call, decision.message, fixable=decision.render is not None):
-            replacement = parse_expression(decision.render(decision.call))
-            replacement.prefix = decision.target.prefix
-            decision.target.replace(replacement)
-            rewritten = True
-    return rewritten
+    """Report each decision, then rewrite those to apply now, the innermost
+    first (a call around another is written from the text the inner fix
+    left); True when one was."""
+    applied = [d for d in decided if propose(d.call, d.message, fixable=d.render is not None)]
+    for decision in reversed(applied):  # found in pre-order: an outer call before the calls in it
+        replacement = parse_expression(decision.render(decision.call))
+        replacement.prefix = decision.target.prefix
+        decision.target.replace(replacement)
+    return bool(applied)
 
 
 def _tensor_under_numpy(expr, analysis: Analysis):
