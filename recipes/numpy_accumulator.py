@@ -234,10 +234,12 @@ def _sampled(value, model) -> bool:
 class _Plan:
     """What the filter decided for one function: its buffers that receive
     tensors (each with its fix, or the reason there is none), in line order,
-    then its NumPy joins of tensors and its NumPy calls on tensors (a join
-    the plan rewrites counts as a tensor: ``np.mean(np.stack(lst))``). A
-    call that becomes one only by a fix of another call (``np.stack`` of
-    ``np.mean`` results) is decided in the engine's next pass."""
+    then its NumPy joins of tensors and its NumPy calls on tensors. What the
+    plan rewrites counts as a tensor for the rest of it: a join under a call
+    (``np.mean(np.stack(lst))``), a call's result written into a buffer
+    (``buf[i] = np.mean(t, axis=0)``, then the calls again). A join of
+    fixed calls' results (``np.stack([np.mean(t), ...])``) is decided in
+    the engine's next pass."""
 
     function: object
     analysis: Analysis
@@ -248,12 +250,20 @@ class _Plan:
     @classmethod
     def of(cls, function, model) -> "_Plan":
         analysis = Analysis(function, model)
-        found = sorted((b for b in analysis.buffers if _examine(b, analysis)), key=lambda b: start(b.write))
-        if not analysis.numpy_calls():  # neither finds a call: spare their analyses
-            return cls(function, analysis, found, [], [])
-        joins = list_conversion_fixes(analysis)
-        analysis.becoming_tensors(join.call for join in joins if join.render is not None)
-        return cls(function, analysis, found, joins, numpy_on_tensor_fixes(analysis))
+        found = [b for b in analysis.buffers if _examine(b, analysis)]
+        joins: List[CallFix] = []
+        calls: List[CallFix] = []
+        while analysis.numpy_calls():  # none: spare the calls' analyses
+            joins = list_conversion_fixes(analysis)
+            analysis.becoming_tensors(join.call for join in joins if join.render is not None)
+            calls = numpy_on_tensor_fixes(analysis)
+            analysis.becoming_tensors(call.call for call in calls if call.render is not None)
+            more = [b for b in analysis.buffers if all(b is not f for f in found) and _examine(b, analysis)]
+            if not more:  # a buffer written with a fixed call's tensor: the calls again
+                break
+            found += more
+            analysis.settle_tensor_names()
+        return cls(function, analysis, sorted(found, key=lambda b: start(b.write)), joins, calls)
 
 
 @dataclass

@@ -206,7 +206,7 @@ class Analysis:
 
     def is_tensor(self, expr) -> bool:
         """Does ``expr`` evaluate to a TensorFlow tensor (not NumPy, not Python)?"""
-        return self.model.may_hold_a_tensor(expr, self.filled)
+        return id(expr) in self.filled or self.model.may_hold_a_tensor(expr, self.filled)
 
     def numpy_calls(self) -> List[Tuple[object, tuple, str]]:
         """``_numpy_calls_of`` of the function, found once."""

@@ -870,3 +870,29 @@ def test_fixes_inside_fixes_compose_in_one_pass():
     messages = sorted(d.message.split(" ")[0] for d in result.diagnostics)
     assert messages == ["`h[t]", "`np.mean(np.stack(parts))`", "`np.stack(parts)`", "`np.sum(h[t"], messages
     assert all(d.applied for d in result.diagnostics)
+
+
+def test_a_buffer_written_with_a_numpy_call_on_a_tensor_is_planned_with_the_call():
+    """``buf[i] = np.mean(t, axis=0)``: the call's fix makes the value a
+    tensor, so the plan takes the buffer too, in the same pass. ``check``
+    reports both (it reported only the call while the buffer came in the
+    next pass: a later finding on a line already reported is dropped)."""
+    source = dedent("""
+        import numpy as np
+        import tensorflow as tf
+
+
+        class M(tf.keras.Model):
+            def __init__(self):
+                super().__init__()
+                self.dense = tf.keras.layers.Dense(8)
+
+            def call(self, x):
+                buf = np.zeros((3, 8))
+                for i in range(3):
+                    buf[i] = np.mean(self.dense(x), axis=0)
+                return buf
+        """)
+    checked = transform(source, "m.py", Options(tuple(resolve([NA])), unsafe_fixes=True, isolated=True))
+    assert [d.message.split(" ")[0] for d in checked.diagnostics] == ["`buf[i]", "`np.mean(self.dense(x),"]
+    assert "buf = buf.write(i, tf.reduce_mean(self.dense(x), axis=0))" in fixed(source, NA)
