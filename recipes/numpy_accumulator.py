@@ -258,8 +258,9 @@ class _Plan:
             analysis.becoming_tensors(join.call for join in joins if join.render is not None)
             calls = numpy_on_tensor_fixes(analysis)
             analysis.becoming_tensors(call.call for call in calls if call.render is not None)
+            # a buffer written with a fixed call's result receives a tensor: then the calls again
             more = [b for b in analysis.buffers if all(b is not f for f in found) and _examine(b, analysis)]
-            if not more:  # a buffer written with a fixed call's tensor: the calls again
+            if not more:
                 break
             found += more
             analysis.settle_tensor_names()
