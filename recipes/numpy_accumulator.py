@@ -21,10 +21,12 @@ rank the source does not say, makes the buffer a tensor
 (``tf.zeros_like(x)``, ``tf.convert_to_tensor(x)``...) rebuilt at each step
 around the slot: ``tf.concat([buf[:, :t], tf.expand_dims(v, 1), buf[:, t + 1:]],
 axis=1)``; slots the loop does not write keep NumPy's values.
-A value built from a batch of one (a layer fed
-``tf.reshape(x, [1, ...])``, ``tf.expand_dims(x, 0)`` or ``x[None]``), which
-NumPy silently broadcasts into its ``(d,)`` slot, is written as
-``tf.reshape(v, slot_shape)`` so the stacked shape equals the NumPy one.
+A value built from a batch of one (a Keras layer or model, by the
+semantic model's kinds, fed ``tf.reshape(x, [1, ...])``,
+``tf.expand_dims(x, 0)`` or ``x[None]``), which NumPy silently broadcasts
+into its ``(d,)`` slot, is written as ``tf.reshape(v, slot_shape)`` (or
+``tf.squeeze(v, axis=0)`` when the slot's shape is unknown) so the stacked
+shape equals the NumPy one.
 ``size`` comes from the NumPy shape (``x.shape[0]``, None while ``fit``
 traces, becomes ``tf.shape(x)[0]``; ``dynamic_size=True`` when the shape
 cannot be known); the dtype from ``dtype=`` (values are cast to it), else
@@ -142,6 +144,11 @@ CAVEATS:
   mutates it in place is not detected.
 - Broadcasting other than dropping leading 1s or a number filling a slot is
   not reproduced (the reshape raises where NumPy would broadcast).
+- A batch of one that goes through a call the model cannot type (a
+  ``self.x`` of a method pasted without its class, a helper, an operation
+  that broadcasts) may keep its leading 1 or not: into a slot of known
+  shape the reshape holds either way; into one of unknown shape the
+  squeeze is a guess, offered as an unsafe fix that names the call.
 - A loop over a tensor bound is lifted into a ``tf.while_loop`` only when
   its body does not ``return``/``break`` and binds no name used outside the
   loop (a state carried across iterations, a value read afterwards);
@@ -158,13 +165,13 @@ from migrate.recipe import Recipe, propose
 from recipes._fissix import (
     add_import, contains, enclosing, find_root, is_call, name_reads, per_tree, source, start, syms,
 )
-from recipes._model import Model, model_of
+from recipes._model import model_of
 from recipes._numpy_accumulator import scatter
-from recipes._numpy_accumulator.buffers import Analysis, Buffer, _INTEGERS, _numpy_calls_of
+from recipes._numpy_accumulator.buffers import Analysis, Buffer, _INTEGERS
 from recipes._numpy_accumulator.calls import CallFix, list_conversion_fixes, numpy_on_tensor_fixes, rewrite_calls
 from recipes._numpy_accumulator.precheck import _may_fill_a_numpy_buffer
 from recipes._numpy_accumulator.tensor_array import (
-    _for_a_tensor_array, _lift_tensor_bound_loops, _merge_conversion, _rewrite, _stack_after_loop,
+    _for_a_tensor_array, _lift_tensor_bound_loops, _merge_conversion, _read_slots, _rewrite, _stack_after_loop,
 )
 
 # `buf[...] = value` (`buf[i][j] = `, `+=`): the write where the tensor is copied into NumPy
@@ -227,10 +234,12 @@ def _sampled(value, model) -> bool:
 class _Plan:
     """What the filter decided for one function: its buffers that receive
     tensors (each with its fix, or the reason there is none), in line order,
-    then its NumPy calls on a list of tensors and on tensors. The calls are
-    decided on the function as it is: a rewrite before them (a buffer, a
-    list conversion) changes what is a tensor, so then they are decided
-    again on a model of the rewritten function."""
+    then its NumPy joins of tensors and its NumPy calls on tensors. What the
+    plan rewrites counts as a tensor for the rest of it: a join under a call
+    (``np.mean(np.stack(lst))``), a call's result written into a buffer
+    (``buf[i] = np.mean(t, axis=0)``, then the calls again). A join of
+    fixed calls' results (``np.stack([np.mean(t), ...])``) is decided in
+    the engine's next pass."""
 
     function: object
     analysis: Analysis
@@ -241,10 +250,21 @@ class _Plan:
     @classmethod
     def of(cls, function, model) -> "_Plan":
         analysis = Analysis(function, model)
-        found = sorted((b for b in analysis.buffers if _examine(b, analysis)), key=lambda b: start(b.write))
-        if not analysis.numpy_calls():  # neither finds a call: spare their analyses
-            return cls(function, analysis, found, [], [])
-        return cls(function, analysis, found, list_conversion_fixes(analysis), numpy_on_tensor_fixes(analysis))
+        found = [b for b in analysis.buffers if _examine(b, analysis)]
+        joins: List[CallFix] = []
+        calls: List[CallFix] = []
+        while analysis.numpy_calls():  # none: spare the calls' analyses
+            joins = list_conversion_fixes(analysis)
+            analysis.becoming_tensors(join.call for join in joins if join.render is not None)
+            calls = numpy_on_tensor_fixes(analysis)
+            analysis.becoming_tensors(call.call for call in calls if call.render is not None)
+            # a buffer written with a fixed call's result receives a tensor: then the calls again
+            more = [b for b in analysis.buffers if all(b is not f for f in found) and _examine(b, analysis)]
+            if not more:
+                break
+            found += more
+            analysis.settle_tensor_names()
+        return cls(function, analysis, sorted(found, key=lambda b: start(b.write)), joins, calls)
 
 
 @dataclass
@@ -303,7 +323,9 @@ def _message(buffer: Buffer, keras_ops: Optional[str]) -> str:
            if buffer.scatter is not None else "use tf.TensorArray")
     text = (f"`{target} = <tensor>` copies the tensor into a NumPy array: the tape stops "
             f"there and gradients come back None (model.fit raises); {fix}")
-    return f"{text} ({buffer.problem})" if buffer.problem else text
+    if buffer.problem:
+        return f"{text} ({buffer.problem})"
+    return f"{text} (unsafe: {buffer.doubt})" if buffer.doubt else text
 
 
 # ------------------------------------------------------------ rewrites (the modifier)
@@ -316,44 +338,33 @@ def _modify(node, capture, filename) -> None:
 
 
 def _rewrite_function(plan: _Plan, module: _Module) -> None:
-    tf = module.tf
-    function, analysis = plan.function, plan.analysis
-    keras_ops = analysis.imports.keras_ops
-    fixes = [b for b in plan.buffers if propose(b.write, _message(b, keras_ops), fixable=b.problem is None)]
+    """Apply the plan: the edits inside statements first (slot reads, then
+    NumPy calls, each written from the text it then has), then the
+    statements that hold them, rebuilt from their text (writes, creations,
+    the stack after the loop, conversions, loops lifted into tf.while_loop)."""
+    tf = module.tf or "tf"
+    keras_ops = plan.analysis.imports.keras_ops
+    fixes = [b for b in plan.buffers if propose(b.write, _message(b, keras_ops), fixable=b.problem is None,
+                                                safety="unsafe" if b.doubt else None)]
     arrays = [b for b in fixes if b.scatter is None]
+    for buffer in arrays:
+        _read_slots(buffer)
+    converted = rewrite_calls(plan.list_conversions)
+    converted = rewrite_calls(plan.numpy_on_tensors) or converted
     for buffer in fixes:
         if buffer.scatter is None:
-            _rewrite(buffer, analysis, tf or "tf")
+            _rewrite(buffer, plan.analysis, tf)
         else:
-            scatter.rewrite(buffer, analysis)
+            scatter.rewrite(buffer, plan.analysis)
     for buffer in reversed(arrays):  # each insert goes right after its loop
-        _stack_after_loop(buffer, tf or "tf")
+        _stack_after_loop(buffer, tf)
     for buffer in fixes:
         if buffer.conversion is not None:
-            _merge_conversion(buffer, tf or "tf")
-    _lift_tensor_bound_loops(arrays, tf or "tf")
-    rewritten = bool(fixes)
-    # the plan's calls are decided on the function as it was: after a rewrite,
-    # on a model of the rewritten tree
-    lists, on_tensors, fresh = plan.list_conversions, plan.numpy_on_tensors, None
-    if rewritten:
-        fresh = _reanalysed(function) if _numpy_calls_of(function, analysis.imports) else None
-        lists = list_conversion_fixes(fresh) if fresh else []
-    converted = rewrite_calls(lists)
-    if rewritten or converted:
-        fresh = _reanalysed(function) if converted else fresh
-        on_tensors = numpy_on_tensor_fixes(fresh) if fresh else []
-    rewritten = rewrite_calls(on_tensors) or converted or rewritten
-    if rewritten and tf is None and keras_ops is None:
-        add_import(find_root(function), "import tensorflow as tf")
+            _merge_conversion(buffer, tf)
+    _lift_tensor_bound_loops(arrays, tf)
+    if (fixes or converted) and module.tf is None and keras_ops is None:
+        add_import(find_root(plan.function), "import tensorflow as tf")
         module.tf = "tf"
-
-
-def _reanalysed(function) -> Analysis:
-    """The analysis of ``function`` after this recipe rewrote it, from a model
-    of the rewritten tree (the cached one, which other recipes share this
-    pass, is dropped by the engine after the pass)."""
-    return Analysis(function, Model(find_root(function)))
 
 
 RECIPE = Recipe(

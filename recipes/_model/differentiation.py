@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Set, Tuple
 from ._tree import literal_elements, split_arguments, syms, token, unparen
 from .flow import MANY, Binding, attribute_path
 from .values import Kind
+from .walks import Exhausted, Frame, PowerWalk, bound_arguments
 
 if TYPE_CHECKING:
     from . import Model
@@ -105,19 +106,6 @@ class Target:
     where: object
 
 
-@dataclass(frozen=True)
-class _Frame:
-    """A module function inlined at one call: its parameters' arguments."""
-
-    function: object
-    arguments: Dict[str, Tuple[object, Optional["_Frame"]]]
-    depth: int
-
-
-class _Exhausted(Exception):
-    """The walk needed more than _BUDGET steps: its answer would be partial."""
-
-
 class Differentiation:
     """Walks differentiated targets of one module; get it from ``Model.differentiation``."""
 
@@ -136,7 +124,7 @@ class Differentiation:
         walker = _Walker(self, params_live)
         try:
             walker.slice.live = walker.target(target)
-        except (_Exhausted, RecursionError):
+        except (Exhausted, RecursionError):
             return Slice(opaque=True)
         walker.slice.values = {node for node, _ in walker.memo}
         return walker.slice
@@ -261,7 +249,7 @@ def variable_list_owner(model: "Model", receiver) -> Optional[str]:
     return None
 
 
-class _Walker:
+class _Walker(PowerWalk):
     def __init__(self, owner: Differentiation, params_live: bool):
         self.owner = owner
         self.model = owner.model
@@ -279,7 +267,7 @@ class _Walker:
             return self.returns(target, None)
         return self.expr(target, None)
 
-    def returns(self, function, frame: Optional[_Frame]) -> bool:
+    def returns(self, function, frame: Optional[Frame]) -> bool:
         if function.type == syms.lambdef:
             return self.expr(function.children[-1], frame)
         scope = self.model.index.scopes.get(id(function))
@@ -293,10 +281,10 @@ class _Walker:
 
     # ------------------------------------------------------------ expressions
 
-    def expr(self, node, frame: Optional[_Frame]) -> bool:
+    def expr(self, node, frame: Optional[Frame]) -> bool:
         self.budget -= 1
         if self.budget < 0:
-            raise _Exhausted
+            raise Exhausted
         key = (id(node), id(frame))
         if key in self.memo:
             return self.memo[key]
@@ -411,34 +399,20 @@ class _Walker:
             return True
         return any([self.expr(a, frame) for a in positional])
 
-    # ------------------------------------------------------------ calls, attributes, subscripts
+    # ------------------------------------------------------------ calls, indices, attributes (PowerWalk)
 
-    def power(self, node, frame) -> bool:
-        children = node.children
-        if children[0].type == token.NAME and children[0].value == "await":
-            return False
-        stars = [i for i, c in enumerate(children) if c.type == token.DOUBLESTAR]
-        if stars:  # ``a.b ** 2``: the chain before ``**``, and the exponent
-            return self.chain(node, stars[0], frame) | self.expr(children[stars[0] + 1], frame)
-        return self.chain(node, len(children), frame)
+    NOTHING = False
+    operand = expr
 
-    def chain(self, node, end: int, frame) -> bool:
-        """The value of ``node.children[:end]``: a name and its trailers."""
-        children = node.children
-        live: Optional[bool] = None
-        for i in range(1, end):
-            trailer = children[i]
-            if trailer.type != syms.trailer:
-                return False
-            opener = trailer.children[0].value
-            if opener == "(":
-                live = self.call(node, i, frame, live)
-            elif opener == "[":
-                live = self.expr(children[0], frame) if live is None else live
-                self.read([trailer.children[1]], frame)
-            elif opener == "." and (i + 1 >= end or children[i + 1].children[0].value != "("):
-                live = self.attribute(node, i, frame, live)
-        return bool(live) if live is not None else self.expr(children[0], frame)
+    @staticmethod
+    def join(left: bool, right: bool) -> bool:
+        return left | right
+
+    def index(self, node, i, frame, before) -> bool:
+        """``x[i]``: the value of ``x``; the index is read, no gradient path."""
+        live = self.expr(node.children[0], frame) if before is None else before
+        self.read([node.children[i].children[1]], frame)
+        return live
 
     def attribute(self, node, i, frame, before) -> bool:
         """``x.shape`` carries no value; ``a.b`` is what this function bound
@@ -543,27 +517,11 @@ class _Walker:
     def inline(self, functions, positional, keywords, frame) -> Optional[bool]:
         found = False
         for function in functions:
-            arguments = self.arguments(function, positional, keywords, frame)
+            arguments = bound_arguments(self.model, function, positional, keywords, frame)
             if arguments is None:
                 return None
-            found |= self.returns(function, _Frame(function, arguments, (frame.depth if frame else 0) + 1))
+            found |= self.returns(function, Frame(function, arguments, (frame.depth if frame else 0) + 1))
         return found
-
-    def arguments(self, function, positional, keywords, frame):
-        scope = self.model.index.scopes.get(id(function))
-        if scope is None:
-            return None
-        params = {b.path[0]: name for name, bindings in scope.by_name.items() for b in bindings
-                  if b.how == "param" and b.statement is function and len(b.path) == 1}
-        arguments = {}
-        for i, arg in enumerate(positional):
-            if arg.type == syms.argument or i not in params:
-                return None
-            arguments[params[i]] = (arg, frame)
-        for name, value in keywords.items():
-            arguments[name] = (value, frame)
-        return arguments
-
 
 
 def _not_another_library(model: "Model", callee: str, call) -> bool:

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Dict, FrozenSet, List, Optional, Set, Tuple
 
 from ._tree import literal_elements, split_arguments, syms, token, unparen
 from .flow import MANY, Binding
+from .walks import Exhausted, Frame, PowerWalk, bound_arguments
 
 if TYPE_CHECKING:
     from . import Model
@@ -84,22 +85,7 @@ def _root(thing) -> Flow:
     return Flow(frozenset((id(thing),)))
 
 
-class _Exhausted(Exception):
-    """The question needed more than _BUDGET evaluations or _NESTING nested
-    ones: a partial answer (a gradient with some of its sources) would be
-    wrong, so none is given."""
-
-
-@dataclass(frozen=True)
-class _Frame:
-    """A module function inlined at one call: its parameters' arguments."""
-
-    function: object
-    arguments: Dict[str, Tuple[object, Optional["_Frame"]]]
-    depth: int
-
-
-class GradientFlow:
+class GradientFlow(PowerWalk):
     """Answers flow questions for one module; get it from ``Model.gradient_flow``."""
 
     def __init__(self, model: "Model"):
@@ -125,7 +111,7 @@ class GradientFlow:
         self._busy.clear()
         try:
             return question()
-        except (_Exhausted, RecursionError):
+        except (Exhausted, RecursionError):
             return NOTHING
 
     def difference_input(self, expr) -> Optional[Flow]:
@@ -151,17 +137,17 @@ class GradientFlow:
 
     # ------------------------------------------------------------ evaluation
 
-    def _of(self, node, frame: Optional[_Frame]) -> Flow:
+    def _of(self, node, frame: Optional[Frame]) -> Flow:
         self._budget -= 1
         if self._budget < 0 or self._nesting > _NESTING:
-            raise _Exhausted
+            raise Exhausted
         self._nesting += 1
         try:
             return self._evaluate(node, frame)
         finally:
             self._nesting -= 1
 
-    def _evaluate(self, node, frame: Optional[_Frame]) -> Flow:
+    def _evaluate(self, node, frame: Optional[Frame]) -> Flow:
         node = unparen(node)
         kind = node.type
         if kind == token.NAME:
@@ -172,7 +158,7 @@ class GradientFlow:
             except ValueError:
                 return NOTHING
         if kind == syms.power:
-            return self._power(node, frame)
+            return self.power(node, frame)
         if kind == syms.atom:
             elements = literal_elements(node)
             if elements is not None:
@@ -191,12 +177,12 @@ class GradientFlow:
                          if child.type not in (token.COMMA, token.OP) and not _operator(child))
         return NOTHING
 
-    def _name(self, leaf, frame: Optional[_Frame]) -> Flow:
+    def _name(self, leaf, frame: Optional[Frame]) -> Flow:
         if leaf.value in ("True", "False", "None"):
             return NOTHING
         return merge(self._binding(b, frame) for b in self.model.reaching(leaf.value, leaf))
 
-    def _binding(self, binding: Binding, frame: Optional[_Frame]) -> Flow:
+    def _binding(self, binding: Binding, frame: Optional[Frame]) -> Flow:
         if binding is MANY:
             return _root(binding)
         key = (id(binding), id(frame))
@@ -208,7 +194,7 @@ class GradientFlow:
         finally:
             self._busy.discard(key)
 
-    def _binding_value(self, binding: Binding, frame: Optional[_Frame]) -> Flow:
+    def _binding_value(self, binding: Binding, frame: Optional[Frame]) -> Flow:
         how = binding.how
         if how in ("import", "def", "class"):  # modules, functions and classes carry no data
             return NOTHING
@@ -238,33 +224,28 @@ class GradientFlow:
                 return Flow(_EMPTY, added.wrt) if added.wrt else None
         return _root(binding)
 
-    def _power(self, node, frame: Optional[_Frame]) -> Flow:
-        children = node.children
-        if children[0].type == token.NAME and children[0].value == "await":
-            return NOTHING
-        if len(children) > 2 and any(c.type == token.DOUBLESTAR for c in children):
-            return merge(self._of(c, frame) for c in children if c.type != token.DOUBLESTAR)
-        value: Optional[Flow] = None
-        i = 1
-        while i < len(children):
-            trailer = children[i]
-            if trailer.type != syms.trailer:
-                return NOTHING
-            opener = trailer.children[0].value
-            if opener == "(":
-                value = self._call(node, i, frame, value)
-            elif opener == "[":
-                base = value if value is not None else self._of(children[0], frame)
-                index = self._of(trailer.children[1], frame)
-                value = _select(base, (index.constant,)) if index.constant is not None \
-                    else Flow(base.origins, base.wrt)
-            elif opener == "." and (i + 1 >= len(children) or children[i + 1].children[0].value != "("):
-                base = value if value is not None else self._of(children[0], frame)
-                value = Flow(base.origins, base.wrt)  # an attribute: ``.T``, ``.shape`` keep the value
-            i += 1
-        return value if value is not None else self._of(children[0], frame)
+    # ------------------------------------------------------------ calls, indices, attributes (PowerWalk)
 
-    def _call(self, node, at: int, frame: Optional[_Frame], before: Optional[Flow]) -> Flow:
+    NOTHING = NOTHING
+
+    def operand(self, node, frame: Optional[Frame]) -> Flow:
+        return self._of(node, frame)
+
+    @staticmethod
+    def join(left: Flow, right: Flow) -> Flow:
+        return merge([left, right])
+
+    def index(self, node, at: int, frame: Optional[Frame], before: Optional[Flow]) -> Flow:
+        base = before if before is not None else self._of(node.children[0], frame)
+        index = self._of(node.children[at].children[1], frame)
+        return _select(base, (index.constant,)) if index.constant is not None else Flow(base.origins, base.wrt)
+
+    def attribute(self, node, at: int, frame: Optional[Frame], before: Optional[Flow]) -> Flow:
+        """``.T``, ``.shape``: the attribute keeps the value."""
+        base = before if before is not None else self._of(node.children[0], frame)
+        return Flow(base.origins, base.wrt)
+
+    def call(self, node, at: int, frame: Optional[Frame], before: Optional[Flow]) -> Flow:
         """The call whose argument trailer is ``node.children[at]``; ``before``:
         the flow of what precedes its callee's last name, when known."""
         children = node.children
@@ -299,30 +280,12 @@ class GradientFlow:
             return None
         flows = []
         for function in functions:
-            arguments = self._arguments(function, positional, keywords, frame)
+            arguments = bound_arguments(self.model, function, positional, keywords, frame)
             if arguments is None:
                 return None
-            inner = _Frame(function, arguments, (frame.depth if frame else 0) + 1)
+            inner = Frame(function, arguments, (frame.depth if frame else 0) + 1)
             flows.extend(self._of(value, inner) for value in self.model.index.scopes[id(function)].returns)
         return merge(flows) if flows else NOTHING
-
-    def _arguments(self, function, positional, keywords, frame):
-        scope = self.model.index.scopes.get(id(function))
-        if scope is None:
-            return None
-        params = {}
-        for name, bindings in scope.by_name.items():
-            for b in bindings:
-                if b.how == "param" and b.statement is function and len(b.path) == 1:
-                    params[b.path[0]] = name
-        arguments = {}
-        for i, arg in enumerate(positional):
-            if arg.type == syms.argument or i not in params:  # *args
-                return None
-            arguments[params[i]] = (arg, frame)
-        for name, value in keywords.items():
-            arguments[name] = (value, frame)
-        return arguments
 
     def _is_tape(self, receiver) -> bool:
         if receiver.type != token.NAME:

@@ -65,12 +65,26 @@ class Buffer:
     inner: object = None             # the inner loop of a ``buf[i, j] = v`` write
     problem: Optional[str] = None    # why it cannot be rewritten
     factory: str = "zeros"           # the NumPy function that made it
-    data: object = None              # the ``_like``/``copy`` argument
-    fill: object = None              # the value of ``np.full``
     columns: Optional[str] = None    # ``buf[i, cols]``: the selected columns as a tf expression
     in_place: bool = False           # axis > 0 of a ``_like``/``copy`` buffer: a tensor updated per step
-    batch_of_one: bool = False       # the value written is a batch of one sample (_batch_of_one)
+    batch_of_one: bool = False       # the write drops the value's leading 1 (tensor_array._decide_the_batch_axis)
+    doubt: Optional[str] = None      # why the fix is unsafe: what the model cannot tell
     scatter: Optional[list] = None   # the general form: its writes (_numpy_accumulator.scatter)
+
+    @property
+    def data(self):
+        """The ``_like``/``array``/``copy`` argument, as the creation reads now
+        (a fix of a NumPy call inside it comes before the buffer's rewrite)."""
+        return self._argument(0) if self.factory in _FROM_DATA else None
+
+    @property
+    def fill(self):
+        """The value of ``np.full``, as the creation reads now."""
+        return self._argument(1) if self.factory == "full" else None
+
+    def _argument(self, position: int):
+        parts = call_parts(self.creation.children[-1])
+        return parts[1][position] if parts and len(parts[1]) > position else None
 
 
 def _factory_call(value, imports: Imports):
@@ -106,9 +120,7 @@ def _new_buffer(name, creation, function, positional, keywords) -> Buffer:
     dtype_node = keywords.get("dtype", positional[where] if where is not None
                               and len(positional) > where else None)
     dtype = _dtype_name(dtype_node) if dtype_node is not None else None
-    buffer = Buffer(name, creation, dims, dtype, factory=function,
-                    data=positional[0] if function in _FROM_DATA and positional else None,
-                    fill=positional[1] if function == "full" and len(positional) > 1 else None)
+    buffer = Buffer(name, creation, dims, dtype, factory=function)
     if dtype == "?":
         buffer.problem = f"the dtype `{source(dtype_node)}` has no TensorFlow name this recipe knows"
     return buffer
@@ -125,7 +137,9 @@ class Analysis:
         self.imports = model.imports
         self.bound = model.assignments(function)
         self.buffers = self._buffers()
-        self.filled: frozenset = frozenset()  # ids of the creations of buffers that receive tensors
+        # ids of values the rewrite makes tensors: creations of buffers that receive
+        # tensors, NumPy joins of tensors (``np.stack(lst)`` becomes ``tf.stack(lst)``)
+        self.filled: frozenset = frozenset()
         self.settled = False
         self._writes: Dict[str, List] = {}  # buffer name -> its writes (the tree does not change meanwhile)
         self._calls: Optional[List] = None
@@ -180,6 +194,10 @@ class Analysis:
                 return
             self.filled = frozenset(filled)
 
+    def becoming_tensors(self, values) -> None:
+        """Count ``values`` as tensors: the rewrite makes them so."""
+        self.filled |= frozenset(id(value) for value in values)
+
     @property
     def tf(self) -> str:
         """How generated code spells TensorFlow (``tf`` is imported when absent)."""
@@ -188,7 +206,7 @@ class Analysis:
 
     def is_tensor(self, expr) -> bool:
         """Does ``expr`` evaluate to a TensorFlow tensor (not NumPy, not Python)?"""
-        return self.model.may_hold_a_tensor(expr, self.filled)
+        return id(expr) in self.filled or self.model.may_hold_a_tensor(expr, self.filled)
 
     def numpy_calls(self) -> List[Tuple[object, tuple, str]]:
         """``_numpy_calls_of`` of the function, found once."""

@@ -5,7 +5,8 @@ and NumPy reductions or conversions of a tensor (-> ``tf.reduce_*``...)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import List, Optional
+from functools import partial
+from typing import Callable, List, Optional
 
 from migrate.recipe import propose
 from recipes._fissix import call_parts, contains, is_call, is_name, parse_expression, scope_nodes, source, syms
@@ -50,33 +51,40 @@ def _tensor_list(expr, analysis: Analysis) -> bool:
     return bool(appended) and all(len(a) == 1 and analysis.is_tensor(a[0]) for a in appended)
 
 
-def _list_conversion_fix(call, analysis: Analysis) -> Optional[str]:
-    """``tf.stack(lst, axis=k)`` / ``tf.concat(lst, axis=k)`` for the NumPy
-    call, or None when it has arguments TensorFlow's has not."""
+def _list_conversion_fix(call, analysis: Analysis) -> Optional[Callable[[object], str]]:
+    """How to write ``tf.stack(lst, axis=k)`` / ``tf.concat(lst, axis=k)`` for
+    the NumPy call, or None when it has arguments TensorFlow's has not."""
     callee, positional, keywords = call_parts(call)
     function = analysis.imports.numpy_function(callee)
     extra = set(keywords) - {"axis"} if function in ("stack", "concatenate") else set(keywords)
     if extra or len(positional) > (2 if function in ("stack", "concatenate") else 1):
         return None
+    ops = analysis.imports.keras_ops
+    return partial(_joined, concatenate=function == "concatenate", p=ops or analysis.tf, keras=bool(ops))
+
+
+def _joined(call, concatenate: bool, p: str, keras: bool) -> str:
+    _, positional, keywords = call_parts(call)
     axis = keywords.get("axis", positional[1] if len(positional) > 1 else None)
     axis_text = source(axis).strip() if axis is not None else "0"
-    p = analysis.imports.keras_ops or analysis.tf
     items = source(positional[0]).strip()
-    if function == "concatenate":
-        return f"{p}.{'concatenate' if analysis.imports.keras_ops else 'concat'}({items}, axis={axis_text})"
+    if concatenate:
+        return f"{p}.{'concatenate' if keras else 'concat'}({items}, axis={axis_text})"
     return f"{p}.stack({items}" + (f", axis={axis_text})" if axis is not None else ")")
 
 
 @dataclass
 class CallFix:
     """What the filter decided for one NumPy call: the finding's message,
-    its fix (None: reported only) and the node the fix replaces (the call,
-    or a ``tf.constant(<call>)`` around it: of a tensor it raises in graph mode)."""
+    the node the fix replaces (the call, or a ``tf.constant(<call>)`` around
+    it: of a tensor it raises in graph mode) and how the fix is written from
+    the call as it stands when the modifier applies it (fixes inside it come
+    first: a slot read, a NumPy join), or None: reported only."""
 
     call: object
     message: str
-    fix: Optional[str]
     target: object
+    render: Optional[Callable[[object], str]]
 
 
 def list_conversion_fixes(analysis: Analysis) -> List[CallFix]:
@@ -88,45 +96,53 @@ def list_conversion_fixes(analysis: Analysis) -> List[CallFix]:
 
 
 def _decide_calls(analysis: Analysis, find, fix_of, explain) -> List[CallFix]:
-    """A decision for each call ``find`` names: ``fix_of(call)``, and the
-    message ``explain`` gives, with its reason when there is no fix."""
+    """A decision for each call ``find`` names: how ``fix_of(call)`` writes
+    its fix, and the message ``explain`` gives, with its reason when there
+    is no fix."""
     if not analysis.settled:
         analysis.settle_tensor_names()
     decided = []
     for call in find(analysis):
-        fix = fix_of(call, analysis)
+        render = fix_of(call, analysis)
         message, no_fix = explain(call)
-        message += f"; use `{fix}`" if fix else no_fix
+        message += f"; use `{render(call)}`" if render else no_fix
         wrapper = constant_around(call, analysis.model)
-        decided.append(CallFix(call, message, fix, wrapper if wrapper is not None else call))
+        decided.append(CallFix(call, message, wrapper if wrapper is not None else call, render))
     return decided
 
 
 def rewrite_calls(decided: List[CallFix]) -> bool:
-    """Report each decision and rewrite those to apply now; True when one was."""
-    rewritten = False
-    for decision in decided:
-        if propose(decision.call, decision.message, fixable=decision.fix is not None):
-            replacement = parse_expression(decision.fix)
-            replacement.prefix = decision.target.prefix
-            decision.target.replace(replacement)
-            rewritten = True
-    return rewritten
+    """Report each decision, then rewrite those to apply now, the innermost
+    first (a call around another is written from the text the inner fix
+    left); True when one was."""
+    applied = [d for d in decided if propose(d.call, d.message, fixable=d.render is not None)]
+    for decision in reversed(applied):  # found in pre-order: an outer call before the calls in it
+        replacement = parse_expression(decision.render(decision.call))
+        replacement.prefix = decision.target.prefix
+        decision.target.replace(replacement)
+    return bool(applied)
 
 
 def _tensor_under_numpy(expr, analysis: Analysis):
     """The tensor expression under ``np.asarray(t)`` / ``np.array(t)`` (or
-    ``expr`` itself when it is a tensor); None when it is neither."""
-    parts = call_parts(expr)
-    if parts and analysis.imports.numpy_function(parts[0]) in ("array", "asarray") \
-            and len(parts[1]) == 1 and not parts[2]:
-        expr = parts[1][0]
+    ``expr`` itself when it is a tensor, or a NumPy join this recipe makes
+    one); None when it is neither."""
+    expr = _unwrapped(expr, analysis.imports)
     if expr.type == syms.atom and expr.children[0].value == "[":
         return None  # a list: _list_conversions
     text = source(expr)
     if any(f".{a}" in text for a in _TENSOR_ATTRIBUTES):
         return None  # shapes and dtypes are Python values
-    return expr if analysis.is_tensor(expr) or _model_call(expr, analysis.function) else None
+    tensor = id(expr) in analysis.filled or analysis.is_tensor(expr) or _model_call(expr, analysis.function)
+    return expr if tensor else None
+
+
+def _unwrapped(expr, imports):
+    """``t`` of ``np.asarray(t)`` / ``np.array(t)``, else ``expr``."""
+    parts = call_parts(expr)
+    if parts and imports.numpy_function(parts[0]) in ("array", "asarray") and len(parts[1]) == 1 and not parts[2]:
+        return parts[1][0]
+    return expr
 
 
 def _model_call(expr, function) -> bool:
@@ -157,18 +173,32 @@ def _numpy_on_tensors(analysis: Analysis) -> List:
     return found
 
 
-def _numpy_on_tensor_fix(call, analysis: Analysis) -> Optional[str]:
+def _numpy_on_tensor_fix(call, analysis: Analysis) -> Optional[Callable[[object], str]]:
+    """How to write the TensorFlow form of a NumPy call on a tensor, or None
+    when it has none this recipe knows."""
     callee, positional, keywords = call_parts(call)
     function = analysis.imports.numpy_function(callee)
-    tensor = source(_tensor_under_numpy(positional[0], analysis)).strip()
-    ops = analysis.imports.keras_ops  # keras.ops names these functions like NumPy
+    tf, ops = analysis.tf, analysis.imports.keras_ops  # keras.ops names these functions like NumPy
     if function in ("array", "asarray"):
         dtype = keywords.get("dtype", positional[1] if len(positional) > 1 else None)
         name = _dtype_name(dtype) if dtype is not None else None
         if set(keywords) - {"dtype"} or len(positional) > 2 or name == "?":
             return None
-        return cast(tensor, name, analysis.tf, ops) if name else tensor
-    return equivalent(function, tensor, positional[1:], keywords, analysis.tf, ops)
+        return partial(_converted, imports=analysis.imports, dtype=name, tf=tf, ops=ops)
+    if equivalent(function, "", positional[1:], keywords, tf, ops) is None:
+        return None
+    return partial(_computed, imports=analysis.imports, function=function, tf=tf, ops=ops)
+
+
+def _converted(call, imports, dtype: Optional[str], tf: str, ops: Optional[str]) -> str:
+    tensor = source(_unwrapped(call_parts(call)[1][0], imports)).strip()
+    return cast(tensor, dtype, tf, ops) if dtype else tensor
+
+
+def _computed(call, imports, function: str, tf: str, ops: Optional[str]) -> str:
+    _, positional, keywords = call_parts(call)
+    return equivalent(function, source(_unwrapped(positional[0], imports)).strip(), positional[1:], keywords,
+                      tf, ops)
 
 
 def numpy_on_tensor_fixes(analysis: Analysis) -> List[CallFix]:

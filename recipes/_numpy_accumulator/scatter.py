@@ -38,7 +38,12 @@ class Write:
     statement: object
     operator: str
     index: List  # the index components, ``buf[i][j]`` joined to ``[i, j]``
-    value: object
+
+    @property
+    def value(self):
+        """The value written, as the statement reads now (a fix of a NumPy
+        call in it comes before the scatter)."""
+        return self.statement.children[2]
 
 
 def writes_of(buffer, leaves) -> Optional[List[Write]]:
@@ -61,7 +66,7 @@ def writes_of(buffer, leaves) -> Optional[List[Write]]:
             inner = trailer.children[1]
             index += [c for c in inner.children if c.type != token.COMMA] \
                 if inner.type == syms.subscriptlist else [inner]
-        found.append(Write(statement, statement.children[1].value, index, statement.children[2]))
+        found.append(Write(statement, statement.children[1].value, index))
     return found
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 import textwrap
-from typing import Dict, List, Optional
+from typing import Dict, FrozenSet, List, Optional
 
 from fissix.pgen2 import token
 
@@ -16,7 +16,7 @@ from recipes._fissix import (
     literal_elements, name_reads, not_an_attribute, parse_expression, find_root, remove_statement,
     replace_statement, scope_names, source, start, statement_of, subscript_parts, syms,
 )
-from recipes._model import Kind
+from recipes._model import MANY, Kind
 from recipes._numpy_accumulator import scatter
 from recipes._numpy_accumulator.buffers import (
     Analysis, Buffer, _SHAPED, _TENSOR_ATTRIBUTES, _dimension, _shape_zero_of,
@@ -70,8 +70,21 @@ def _for_a_tensor_array(buffer: Buffer, analysis: Analysis, writes) -> bool:
         buffer.bound = _tensor_bound(buffer.loop, analysis)
         if buffer.bound is not None:
             buffer.problem = _why_not_liftable(buffer.loop, analysis)
-    buffer.batch_of_one = _batch_of_one(write.children[-1], analysis)
+    if buffer.problem is None:
+        _decide_the_batch_axis(buffer, analysis)
     return buffer.problem is None
+
+
+def _decide_the_batch_axis(buffer: Buffer, analysis: Analysis) -> None:
+    """Does the write drop a leading 1 of its value (``buffer.batch_of_one``)?
+    Where the model cannot tell, a reshape to a slot of known shape holds
+    either way; without that shape the squeeze is a guess: ``buffer.doubt``."""
+    doubts: List[str] = []
+    one = _batch_of_one(buffer.write.children[-1], analysis, doubts)
+    if one is None and buffer.columns is None and (buffer.dims is None or buffer.in_place):
+        buffer.doubt = (f"the fix drops axis 0 of the value, which comes from a batch of one sample, but "
+                        f"whether {doubts[0]} keeps that axis is not known")
+    buffer.batch_of_one = one is not False
 
 
 def _why_not_columns(buffer: Buffer, index, analysis: Analysis) -> Optional[str]:
@@ -288,36 +301,72 @@ def _slot_read(leaf, buffer: Buffer):
     return power
 
 
-def _batch_of_one(expr, analysis: Analysis, depth: int = 0) -> bool:
-    """Is ``expr`` (or what a name is bound to) a batch of one sample, which a
-    layer keeps as a leading 1: ``tf.reshape(x, [1, ...])``,
-    ``tf.expand_dims(x, 0)``, ``x[None]``, or a layer or model call on one of those?"""
-    bound = analysis.bound
-    if depth > 4:
-        return False
-    if is_name(expr) and len(bound.get(expr.value, ())) == 1:
-        return _batch_of_one(bound[expr.value][0], analysis, depth + 1)
+def _batch_of_one(expr, analysis: Analysis, doubts: List[str], seen: FrozenSet[int] = frozenset()) -> Optional[bool]:
+    """Is ``expr`` a batch of one sample, whose leading 1 NumPy drops into a
+    slot and a TensorArray keeps? True: ``tf.reshape(x, [1, ...])``,
+    ``tf.expand_dims(x, 0)``, ``x[None]``, ``x[i:i + 1]``, or a Keras layer or
+    model (the model's kinds) called on one. False: none goes into it. None:
+    one goes into a call or an operation the model cannot type (``doubts``
+    gets it), which may keep the axis or drop it. ``seen``: the values of
+    names followed so far (a name bound from itself adds nothing)."""
+    if is_name(expr):
+        bindings = analysis.model.reaching(expr.value, expr)
+        values = [b.value for b in bindings if b.how in ("assign", "annassign") and not b.path
+                  and b.value is not None and id(b.value) not in seen]
+        verdicts = {_batch_of_one(v, analysis, doubts, seen | {id(v)}) for v in values}
+        if len(verdicts) > 1 or any(b is MANY for b in bindings):
+            doubts.append(f"`{expr.value}`")  # bound to one and to another value, or too often to follow
+            return None
+        return verdicts.pop() if verdicts else False
     parts = call_parts(expr)
     if parts:
-        callee, positional, keywords = parts
-        attr = callee.rpartition(".")[2]
-        if attr == "reshape" and len(positional) >= 2:
-            items = literal_elements(positional[1])
-            return bool(items) and source(items[0]) == "1"
-        if attr == "expand_dims" and positional:
-            axis = keywords.get("axis", positional[1] if len(positional) > 1 else None)
-            return axis is not None and source(axis) == "0"
-        if positional and (callee.startswith("self.") or len(expr.children) == 2 and analysis.model
-                           .likely_kind_of(expr.children[0]).kind in (Kind.MODEL, Kind.LAYER)):
-            return _batch_of_one(positional[0], analysis, depth + 1)
-        return False
+        return _call_of_one(expr, parts, analysis, doubts, seen)
     if expr.type == syms.power and expr.children[-1].type == syms.trailer \
             and expr.children[-1].children[0].type == token.LSQB:
         first = expr.children[-1].children[1]
         if first.type == syms.subscriptlist:
             first = first.children[0]
-        return source(first) in ("None", "np.newaxis", "tf.newaxis", "numpy.newaxis") \
-            or _one_row_slice(first)
+        if source(first).strip() in ("None", "np.newaxis", "tf.newaxis", "numpy.newaxis") or _one_row_slice(first):
+            return True
+        return False  # an element of the batch, or a slice: axis 0 is what the subscript says
+    operands = [c for c in expr.children if c.children or c.type == token.NAME] \
+        if expr.type in _ARITHMETIC else []
+    if any(_batch_of_one(c, analysis, doubts, seen) is not False for c in operands):
+        doubts.append(f"`{source(expr).strip()}`")  # broadcasting may keep the axis
+        return None
+    return False
+
+
+# TensorFlow reductions: without an axis, a scalar
+_TO_A_SCALAR = ("reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "reduce_std",
+                "reduce_variance", "reduce_logsumexp", "reduce_all", "reduce_any", "norm", "l2_loss")
+
+
+# expressions whose operands broadcast
+_ARITHMETIC = (syms.arith_expr, syms.term, syms.factor, syms.shift_expr, syms.and_expr, syms.xor_expr, syms.expr)
+
+
+def _call_of_one(expr, parts, analysis: Analysis, doubts: List[str], seen: FrozenSet[int]) -> Optional[bool]:
+    callee, positional, keywords = parts
+    attr = callee.rpartition(".")[2]
+    if attr == "reshape" and len(positional) >= 2:
+        items = literal_elements(positional[1])
+        return bool(items) and source(items[0]).strip() == "1"
+    if attr == "expand_dims" and positional:
+        axis = keywords.get("axis", positional[1] if len(positional) > 1 else None)
+        if axis is not None and source(axis).strip() == "0":
+            return True
+    qualified = analysis.model.callee(expr) or ""
+    if qualified.startswith("tensorflow.") and attr in _TO_A_SCALAR and len(positional) < 2 \
+            and "axis" not in keywords:
+        return False  # reduced over every axis: a scalar
+    called = analysis.model.receiver_kind(expr, len(expr.children) - 1)
+    if called.kind in (Kind.MODEL, Kind.LAYER):  # Keras keeps the batch axis
+        return _batch_of_one(positional[0], analysis, doubts, seen) if positional else False
+    inputs = [_batch_of_one(a, analysis, doubts, seen) for a in positional]
+    if any(one is not False for one in inputs):
+        doubts.append(f"`{callee}`")
+        return None
     return False
 
 
@@ -329,17 +378,22 @@ def _one_row_slice(node) -> bool:
     return source(high).replace(" ", "").strip("()") == f"{source(low).strip()}+1"
 
 
-def _rewrite(buffer: Buffer, analysis: Analysis, tf: str) -> None:
-    if buffer.in_place:
-        _rewrite_in_place(buffer, analysis, tf)
-        return
-    index_var = buffer.loop.children[1].value
+def _read_slots(buffer: Buffer) -> None:
+    """``buf[i]`` read inside the loop becomes ``buf.read(i)``."""
     for read in buffer.slot_reads:
         _, index = subscript_parts(read)
         call = parse_expression(f"{buffer.name}.read({source(index[0])})")
         call.prefix = read.prefix
         read.replace(call)
 
+
+def _rewrite(buffer: Buffer, analysis: Analysis, tf: str) -> None:
+    """The write, the creation: from their text as it is now (after _read_slots
+    and the NumPy calls' fixes inside them)."""
+    if buffer.in_place:
+        _rewrite_in_place(buffer, analysis, tf)
+        return
+    index_var = buffer.loop.children[1].value
     value = buffer.write.children[-1]
     text = source(value)
     if buffer.dtype not in (None, "float32"):

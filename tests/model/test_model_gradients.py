@@ -39,6 +39,8 @@ def _wrt(snippet, code: str, value: str, *inputs: str):
     ("def g(model, xs, k):\n    with tf.GradientTape() as tape:\n        tape.watch(xs[k])\n"
      "        y = model(xs)\n    return tape.gradient(y, xs[k])\n\n\n"
      "def f(a, b, model):\n    return g(model, [a, b], 1)\n", "g(model, [a, b], 1)", ("b",)),
+    # a power of one element: the chain (``g[1]``), then the exponent
+    ("def f(a, b, tape, y):\n    g = tape.gradient(y, [a, b])\n    return g[1] ** 2\n", "g[1] ** 2", ("b",)),
     # tf.gradients and jacobian count
     ("def f(a, b, y):\n    return tf.gradients(y, b)\n", "tf.gradients(y, b)", ("b",)),
 ])

@@ -196,7 +196,37 @@ def test_float64_dtype_casts_and_unknown_shape_is_dynamic():
     assert "buf = buf.write(i, tf.cast(self.score(x), tf.float64))" in out
 
 
-def test_zeros_like_and_batch_of_one_with_unknown_slot_shape_squeezes():
+BATCH_OF_ONE_IN_A_LAYER = """
+    import numpy as np
+    import tensorflow as tf
+
+
+    class M(tf.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.dense = tf.keras.layers.Dense(4)
+
+        def call(self, x):
+            out = np.zeros_like(x)
+            for i in range(3):
+                out[i] = self.dense(x[i][None])
+            return out
+    """
+
+
+def test_a_batch_of_one_through_a_layer_of_the_instance_is_squeezed():
+    """The model knows ``self.dense`` is a Keras layer: it keeps the batch
+    axis, so the write drops it (NumPy's broadcast) without knowing the slot."""
+    result = run(BATCH_OF_ONE_IN_A_LAYER, NA, unsafe=False)
+    assert "out = out.write(i, tf.squeeze(self.dense(x[i][None]), axis=0))" in result.output
+    assert [d.safety for d in result.diagnostics] == ["safe"]
+
+
+def test_a_batch_of_one_through_an_unknown_callable_squeezes_only_as_an_unsafe_fix():
+    """``self.dense`` of a method pasted without its class: the model cannot
+    tell whether it keeps the batch axis, and the slot's shape is unknown
+    (``zeros_like``), so the squeeze is a guess: unsafe, and the message
+    says why (it was a safe fix while ``self.`` was read as a layer)."""
     source = """
         import numpy as np
         import tensorflow as tf
@@ -207,9 +237,31 @@ def test_zeros_like_and_batch_of_one_with_unknown_slot_shape_squeezes():
                 out[i] = self.dense(x[i][None])
             return out
         """
+    safe = run(source, NA, unsafe=False)
+    assert safe.output == dedent(source)
+    assert [d.safety for d in safe.diagnostics] == ["unsafe"]
+    assert "whether `self.dense` keeps that axis is not known" in safe.diagnostics[0].message
     out = fixed(source, NA)
     assert "out = tf.TensorArray(tf.float32, size=0, dynamic_size=True)" in out
     assert "out = out.write(i, tf.squeeze(self.dense(x[i][None]), axis=0))" in out
+
+
+def test_a_batch_of_one_through_an_unknown_callable_into_a_known_slot_is_reshaped():
+    """A reshape to the slot's shape holds whether the callable keeps the
+    batch axis or not: safe, though the model cannot tell."""
+    source = """
+        import numpy as np
+        import tensorflow as tf
+
+        def f(self, x):
+            out = np.zeros((3, 4))
+            for i in range(3):
+                out[i] = self.helper(x[i][None]) * 2.0
+            return out
+        """
+    result = run(source, NA, unsafe=False)
+    assert "out = out.write(i, tf.reshape(self.helper(x[i][None]) * 2.0, [4]))" in result.output
+    assert [d.safety for d in result.diagnostics] == ["safe"]
 
 
 def test_reads_of_one_slot_inside_the_loop_become_read():
@@ -737,16 +789,22 @@ def _root(node):
 
 @pytest.fixture
 def analyses(monkeypatch):
-    """The Analysis objects built, and for each one the two NumPy-call
-    decisions were handed: whether every node it bound was still in the tree."""
+    """The Analysis objects built, the plans made, and for each analysis the
+    two NumPy-call decisions were handed: whether every node it bound was
+    still in the tree."""
     from recipes import numpy_accumulator as module
 
-    seen = {"built": [], "used": []}
-    build = module.Analysis.__init__
+    seen = {"built": [], "plans": [], "used": []}
+    build, plan = module.Analysis.__init__, module._Plan.of.__func__
 
     def counting(self, *args):
         seen["built"].append(self)
         build(self, *args)
+
+    def planning(cls, *args):
+        made = plan(cls, *args)
+        seen["plans"].append(made)
+        return made
 
     def using(decide):
         def use(analysis):
@@ -757,6 +815,7 @@ def analyses(monkeypatch):
         return use
 
     monkeypatch.setattr(module.Analysis, "__init__", counting)
+    monkeypatch.setattr(module._Plan, "of", classmethod(planning))
     for name in ("list_conversion_fixes", "numpy_on_tensor_fixes"):
         monkeypatch.setattr(module, name, using(getattr(module, name)))
     return seen
@@ -769,12 +828,71 @@ def test_a_function_is_analysed_once_when_nothing_is_rewritten(analyses):
     assert [analysis for analysis, _ in analyses["used"]] == analyses["built"] * 2
 
 
-def test_a_rewrite_makes_the_next_rewrite_analyse_the_function_again(analyses):
+def test_the_modifier_applies_the_plan_and_analyses_nothing(analyses):
+    """The buffer, the join and the NumPy call on a tensor are decided once,
+    by the filter, and rewritten in one pass; the next pass (the text
+    changed) plans the rewritten function and finds nothing left."""
     result = transform(dedent(THREE_FINDINGS), "m.py", Options(tuple(resolve([NA])), unsafe_fixes=True))
     assert [d.applied for d in result.diagnostics] == [True, True, True]
     assert "tf.stack(parts)" in result.output and "tf.reduce_mean(self.dense(x))" in result.output
-    planned, first_pass = analyses["used"][:2], analyses["used"][2:4]
+    assert "buf = buf.write(i, self.dense(x))" in result.output
+    assert [plan.analysis for plan in analyses["plans"]] == analyses["built"]  # every analysis is a plan's
+    assert len(analyses["plans"]) == 2  # one a pass
     assert all(current for _, current in analyses["used"])  # no analysis outlived its nodes
-    assert all(analysis is analyses["built"][0] for analysis, _ in planned)  # the filter's
-    assert len({id(analysis) for analysis, _ in first_pass}) == 2  # after the buffer's, the stack's rewrite
-    assert not any(analysis is analyses["built"][0] for analysis, _ in first_pass)
+    assert [analysis for analysis, _ in analyses["used"]] == analyses["built"][:1] * 2
+
+
+def test_fixes_inside_fixes_compose_in_one_pass():
+    """A NumPy call on a slot read in a buffer's write, a join under a
+    reduction: the inner fix first, then what holds it is written from its
+    text; each finding once, quoting the code as written."""
+    source = """
+        import numpy as np
+        import tensorflow as tf
+
+
+        class M(tf.keras.Model):
+            def __init__(self):
+                super().__init__()
+                self.dense = tf.keras.layers.Dense(8)
+
+            def call(self, x):
+                h = np.zeros((4, 8))
+                for t in range(4):
+                    h[t] = self.dense(x)[0] + np.sum(h[t - 1])
+                parts = [self.dense(x), self.dense(x)]
+                m = np.mean(np.stack(parts))
+                return h, m
+        """
+    result = run(source, NA)
+    assert "h = h.write(t, self.dense(x)[0] + tf.reduce_sum(h.read(t - 1)))" in result.output
+    assert "m = tf.reduce_mean(tf.stack(parts))" in result.output
+    messages = sorted(d.message.split(" ")[0] for d in result.diagnostics)
+    assert messages == ["`h[t]", "`np.mean(np.stack(parts))`", "`np.stack(parts)`", "`np.sum(h[t"], messages
+    assert all(d.applied for d in result.diagnostics)
+
+
+def test_a_buffer_written_with_a_numpy_call_on_a_tensor_is_planned_with_the_call():
+    """``buf[i] = np.mean(t, axis=0)``: the call's fix makes the value a
+    tensor, so the plan takes the buffer too, in the same pass. ``check``
+    reports both (it reported only the call while the buffer came in the
+    next pass: a later finding on a line already reported is dropped)."""
+    source = dedent("""
+        import numpy as np
+        import tensorflow as tf
+
+
+        class M(tf.keras.Model):
+            def __init__(self):
+                super().__init__()
+                self.dense = tf.keras.layers.Dense(8)
+
+            def call(self, x):
+                buf = np.zeros((3, 8))
+                for i in range(3):
+                    buf[i] = np.mean(self.dense(x), axis=0)
+                return buf
+        """)
+    checked = transform(source, "m.py", Options(tuple(resolve([NA])), unsafe_fixes=True, isolated=True))
+    assert [d.message.split(" ")[0] for d in checked.diagnostics] == ["`buf[i]", "`np.mean(self.dense(x),"]
+    assert "buf = buf.write(i, tf.reduce_mean(self.dense(x), axis=0))" in fixed(source, NA)
