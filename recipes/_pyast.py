@@ -388,6 +388,72 @@ def _collect_tapes(facts: SourceFacts) -> List[Tuple[ast.AST, str]]:
             if isinstance(item.context_expr, ast.Call) and isinstance(item.optional_vars, ast.Name)]
 
 
+_STEP_NAMES = ("call", "train_step", "test_step")
+_WRAPPERS = ("tensorflow.function", "tensorflow.custom_gradient")
+
+
+def gradient_calls(facts: SourceFacts) -> List[ast.Call]:
+    """The calls that may run in a gradient context: a lexical gate around
+    the model's contexts (``recipes._model.contexts``: tape bodies, Keras
+    ``call``/``train_step``/``test_step``, ``tf.function``, losses and
+    metrics given to ``compile``, the module functions these call, by name,
+    transitively), and ``tf.custom_gradient`` functions. Never narrower:
+    roots are every ``with <call>`` of a file naming ``GradientTape``, the
+    step methods of ``keras_classes``, the functions decorated with what may
+    be ``tf.function`` / ``tf.custom_gradient``, and every function the file
+    defines with a name read in a ``.compile(...)`` or ``tf.function(...)``
+    call; a function joins when a call in a joined scope names it anywhere
+    in its callee (``f(...)``, ``self.f.g(...)``)."""
+    return facts.derived("gradient calls", _gradient_calls)
+
+
+def _gradient_calls(facts: SourceFacts) -> List[ast.Call]:
+    qualified = import_table(facts).qualified
+    defined: Dict[str, List[ast.AST]] = {}
+    roots: List[ast.AST] = []
+    keras = keras_classes(facts)
+    for found in statements(facts, ast.FunctionDef, ast.AsyncFunctionDef):
+        node = found.node
+        defined.setdefault(node.name, []).append(node)
+        if node.name in _STEP_NAMES and found.cls is not None and found.cls.name in keras \
+                or any(_wraps(decorator, qualified) for decorator in node.decorator_list):
+            roots.append(node)
+    if "GradientTape" in facts.text:
+        roots += [found.node for found in statements(facts, ast.With, ast.AsyncWith)
+                  if any(isinstance(item.context_expr, ast.Call) for item in found.node.items)]
+    for call in facts.nodes(ast.Call):
+        func = call.func
+        if isinstance(func, ast.Attribute) and func.attr == "compile" or _wraps(func, qualified):
+            roots += [f for arg in call.args + [k.value for k in call.keywords]
+                      for name in _names_read(arg) for f in defined.get(name, ())]
+    calls: Dict[int, ast.Call] = {}
+    seen: Set[int] = set()
+    while roots:
+        scope = roots.pop()
+        if id(scope) in seen:
+            continue
+        seen.add(id(scope))
+        for node in walk(scope):
+            if isinstance(node, ast.Call) and id(node) not in calls:
+                calls[id(node)] = node
+                roots += [f for name in _names_read(node.func) for f in defined.get(name, ())]
+    return list(calls.values())
+
+
+def _wraps(expr: ast.AST, qualified) -> bool:
+    """May ``expr`` (a decorator, a callee) name ``tf.function`` or
+    ``tf.custom_gradient`` (``@tf.function(jit_compile=True)`` too)?"""
+    if isinstance(expr, ast.Call):
+        expr = expr.func
+    return not qualified(dotted(expr)).isdisjoint(_WRAPPERS)
+
+
+def _names_read(expr: ast.AST) -> Set[str]:
+    """Every name and attribute name spelled in ``expr``."""
+    return {node.id if isinstance(node, ast.Name) else node.attr for node in walk(expr)
+            if isinstance(node, (ast.Name, ast.Attribute))}
+
+
 def method_calls(scope: Union[ast.AST, SourceFacts], receiver: str, method: str) -> Iterator[ast.Call]:
     """Calls ``receiver.method(...)`` inside ``scope``: a node, or a file's
     SourceFacts (its whole tree, from the shared index)."""
