@@ -425,7 +425,7 @@ def _gradient_calls(facts: SourceFacts) -> List[ast.Call]:
         func = call.func
         if isinstance(func, ast.Attribute) and func.attr == "compile" or _wraps(func, qualified):
             roots += [f for arg in call.args + [k.value for k in call.keywords]
-                      for name in _names_read(arg) for f in defined.get(name, ())]
+                      for name in names_read(arg) for f in defined.get(name, ())]
     calls: Dict[int, ast.Call] = {}
     seen: Set[int] = set()
     while roots:
@@ -436,7 +436,7 @@ def _gradient_calls(facts: SourceFacts) -> List[ast.Call]:
         for node in walk(scope):
             if isinstance(node, ast.Call) and id(node) not in calls:
                 calls[id(node)] = node
-                roots += [f for name in _names_read(node.func) for f in defined.get(name, ())]
+                roots += [f for name in names_read(node.func) for f in defined.get(name, ())]
     return list(calls.values())
 
 
@@ -448,10 +448,17 @@ def _wraps(expr: ast.AST, qualified) -> bool:
     return not qualified(dotted(expr)).isdisjoint(_WRAPPERS)
 
 
-def _names_read(expr: ast.AST) -> Set[str]:
+def names_read(expr: ast.AST) -> Set[str]:
     """Every name and attribute name spelled in ``expr``."""
     return {node.id if isinstance(node, ast.Name) else node.attr for node in walk(expr)
             if isinstance(node, (ast.Name, ast.Attribute))}
+
+
+def calls_one_of(facts: SourceFacts, names) -> bool:
+    """Does the file call ``f(...)`` or ``x.f(...)`` for an ``f`` of ``names``
+    (the model's calls of a method, ``scope.calls``, are some of these)?"""
+    return any((getattr(call.func, "attr", None) or getattr(call.func, "id", None)) in names
+               for call in facts.nodes(ast.Call))
 
 
 def method_calls(scope: Union[ast.AST, SourceFacts], receiver: str, method: str) -> Iterator[ast.Call]:

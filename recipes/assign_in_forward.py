@@ -37,10 +37,12 @@ CAVEATS:
 
 from __future__ import annotations
 
-from migrate.recipe import Recipe, propose
+import ast
+
+from migrate.recipe import Recipe, propose, walk
 from recipes._fissix import contains, per_tree, shown
 from recipes._model import model_of
-from recipes._pyast import methods_calling, tapes
+from recipes._pyast import dotted, keras_classes, statements, tapes
 
 ASSIGN = "power< any* trailer< '.' ('assign'|'assign_add'|'assign_sub') > trailer< '(' any* ')' > >"
 _ASSIGNS = ("assign", "assign_add", "assign_sub")
@@ -81,9 +83,26 @@ def _report(node, capture, filename) -> None:
 
 def _may_assign_in_forward(facts):
     """Precheck: anywhere in a file with a tape (its gradient's target);
-    else the ``call`` functions that assign (a Keras ``call`` is the only
-    other target whose forward pass holds the assign)."""
-    return True if tapes(facts) else methods_calling(facts, ("call",), _ASSIGNS)
+    else the ``call`` methods of classes that may be Keras layers holding an
+    ``R.assign(...)`` whose receiver ``R`` they spell again: the walk meets
+    an assign only at a read of ``R`` that it reaches."""
+    if tapes(facts):
+        return True
+    keras = keras_classes(facts)
+    return [found.node for found in statements(facts, ast.FunctionDef, ast.AsyncFunctionDef)
+            if found.node.name == "call" and found.cls is not None and found.cls.name in keras
+            and _assigns_a_receiver_read_again(found.node)]
+
+
+def _assigns_a_receiver_read_again(function) -> bool:
+    spelled, receivers = {}, set()
+    for node in walk(function):
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            path = dotted(node)
+            spelled[path] = spelled.get(path, 0) + 1
+            if isinstance(node, ast.Attribute) and node.attr in _ASSIGNS:
+                receivers.add(dotted(node.value))
+    return any(spelled.get(path, 0) > 1 for path in receivers if path)
 
 
 RECIPE = Recipe(

@@ -44,7 +44,8 @@ from migrate.recipe import Recipe, propose
 from recipes._fissix import enclosing, literal_elements, parse_expression, per_tree, shown, split_arguments, syms, \
     token, unparen
 from recipes._model import Kind, model_of
-from recipes._pyast import statements, tapes
+from recipes._model.differentiation import DIFFERENTIATING
+from recipes._pyast import calls_one_of, statements, tapes
 
 GRADIENT = "power< NAME trailer< '.' ('gradient'|'jacobian') > trailer< '(' any* ')' > >"
 WEIGHT = "expr_stmt< power< 'self' trailer< '.' NAME > > '=' power< 'self' trailer< '.' 'add_weight' > " \
@@ -175,6 +176,8 @@ def _may_be_unconnected(facts):
     the ``ast`` is a ``.w`` leaf of the filter's count)."""
     if tapes(facts):
         return True
+    if not calls_one_of(facts, DIFFERENTIATING):  # the filter wants a module that trains
+        return []
     spelled: dict = {}
     for node in facts.nodes(ast.Attribute):
         spelled[node.attr] = spelled.get(node.attr, 0) + 1
@@ -182,7 +185,8 @@ def _may_be_unconnected(facts):
             if found.function is not None and found.function.name in ("build", "__init__")
             and len(found.node.targets) == 1 and isinstance(found.node.targets[0], ast.Attribute)
             and spelled.get(found.node.targets[0].attr) == 1
-            and isinstance(found.node.value, ast.Call) and getattr(found.node.value.func, "attr", None) == "add_weight"]
+            and isinstance(found.node.value, ast.Call) and getattr(found.node.value.func, "attr", None) == "add_weight"
+            and not any(k.arg == "trainable" for k in found.node.value.keywords)]
 
 
 RECIPE = Recipe(
