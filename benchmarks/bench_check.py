@@ -98,15 +98,16 @@ def _tf_migrate_benchmark(x, n):
     d = tf.cast(tf.convert_to_tensor(*[x]), tf.float32)
     arr = tf.TensorArray(tf.float32, size=n)
     for _ in range(1):
-        with tf.init_scope():
-            step = tf.Variable(0.0)
+        with tf.GradientTape():
+            if n:
+                step = tf.Variable(0.0)
     step.assign_add(1.0)
     for i in range(n):
         arr = arr.write(i, d)
     with tf.GradientTape() as tape:
         tape.watch(x[0])
         y2 = d * 2
-        print(float(n), x.predict(n))
+        print(float(n), x.predict(n), tf.argmax(x))
     x1, x2 = x, x
     b2 = (y2 - x1) * x2
     return tape.gradient(y2, d), arr, b2

@@ -42,7 +42,7 @@ import ast
 from migrate.recipe import Recipe, propose, walk
 from recipes._fissix import contains, per_tree, shown
 from recipes._model import model_of
-from recipes._pyast import dotted, keras_classes, statements, tapes
+from recipes._pyast import defines, dotted, keras_classes, statements, tape_calls
 
 ASSIGN = "power< any* trailer< '.' ('assign'|'assign_add'|'assign_sub') > trailer< '(' any* ')' > >"
 _ASSIGNS = ("assign", "assign_add", "assign_sub")
@@ -82,12 +82,14 @@ def _report(node, capture, filename) -> None:
 
 
 def _may_assign_in_forward(facts):
-    """Precheck: anywhere in a file with a tape (its gradient's target);
-    else the ``call`` methods of classes that may be Keras layers holding an
-    ``R.assign(...)`` whose receiver ``R`` they spell again: the walk meets
-    an assign only at a read of ``R`` that it reaches."""
-    if tapes(facts):
+    """Precheck: anywhere in a file with a named tape's gradient call (a
+    target); else the ``call`` methods of classes that may be Keras layers
+    holding an ``R.assign(...)`` whose receiver ``R`` they spell again: the
+    walk meets an assign only at a read of ``R`` that it reaches."""
+    if tape_calls(facts, ("gradient", "jacobian", "batch_jacobian")):
         return True
+    if not defines(facts, "call"):
+        return []
     keras = keras_classes(facts)
     return [found.node for found in statements(facts, ast.FunctionDef, ast.AsyncFunctionDef)
             if found.node.name == "call" and found.cls is not None and found.cls.name in keras

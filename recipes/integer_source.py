@@ -55,7 +55,7 @@ from recipes import _fissix as s
 from recipes._model import Kind, model_of
 from recipes._model.dtypes import dtype_named, dtype_of, is_floating, is_integer
 from recipes._model.sources import gradient_arguments, gradient_of_tape, same_tensor
-from recipes._pyast import code_text, dotted, keras_classes, names_read, statements, tapes
+from recipes._pyast import code_text, dotted, keras_classes, names_read, statements, tape_calls
 
 VARIABLE = "power< any* trailer< '.' 'Variable' > trailer< '(' any* ')' > >"
 BARE_VARIABLE = "power< 'Variable' trailer< '(' any* ')' > >"
@@ -372,27 +372,24 @@ _INTEGER_DTYPE = re.compile(r"[\"']u?int\d*[\"']|\bu?int\d+\b")
 
 
 def _may_differentiate_an_integer(facts: SourceFacts) -> Union[bool, List[ast.AST]]:
-    """Precheck: a tape (a watch or a gradient); else the ``w = ...Variable(...)``
+    """Precheck: a named tape's watch or gradient call; else the ``w = ...Variable(...)``
     whose ``w`` is spelled in the sources of a ``gradient``/``minimize``/
     ``jacobian`` call or a ``var_list=``, and the ``self.w = ...Variable(...)``
     and ``self.add_weight(..., dtype=...)`` (an integer dtype spelled in the
     file) in a method of a class that may be a Keras layer."""
-    if tapes(facts):
+    if tape_calls(facts, ("watch", "gradient")):
         return True
     code = code_text(facts)
     weights = "add_weight(" in code and _INTEGER_DTYPE.search(facts.text) is not None
     if "Variable(" not in code and not weights:
         return []
-    sources = set()
-    for call in facts.nodes(ast.Call):
-        if getattr(call.func, "attr", None) in _SOURCE_METHODS:
-            sources.update(n for arg in call.args[1:] + [k.value for k in call.keywords] for n in names_read(arg))
-    for node in facts.nodes(ast.Call, ast.ClassDef):  # `var_list=` is a keyword argument wherever it is
-        sources.update(n for k in node.keywords if k.arg == "var_list" for n in names_read(k.value))
     keras = keras_classes(facts)
     methods = {id(found.node) for found in statements(facts, ast.FunctionDef, ast.AsyncFunctionDef)
                if found.cls is not None and found.cls.name in keras}
-    found = [stmt.node for stmt in statements(facts, ast.Assign) if _variable_call(stmt.node.value) and any(
+    variables = [stmt for stmt in statements(facts, ast.Assign) if _variable_call(stmt.node.value)]
+    sources = _gradient_sources(facts) if any(isinstance(t, ast.Name) for stmt in variables
+                                               for t in stmt.node.targets) else set()
+    found = [stmt.node for stmt in variables if any(
         isinstance(t, ast.Name) and t.id in sources
         or id(stmt.function) in methods and (dotted(t) or "").startswith("self.")
         for t in stmt.node.targets)]
@@ -402,6 +399,18 @@ def _may_differentiate_an_integer(facts: SourceFacts) -> Union[bool, List[ast.AS
                   and _on_self(call.func) and call.func.attr == "add_weight"
                   and any(k.arg == "dtype" for k in call.keywords)]
     return found
+
+
+def _gradient_sources(facts: SourceFacts) -> set:
+    """Names spelled where ``_is_gradient_source`` looks: the arguments after
+    the first of a ``gradient``/``minimize``/``jacobian`` call, ``var_list=``."""
+    sources = set()
+    for call in facts.nodes(ast.Call):
+        if getattr(call.func, "attr", None) in _SOURCE_METHODS:
+            sources.update(n for arg in call.args[1:] + [k.value for k in call.keywords] for n in names_read(arg))
+    for node in facts.nodes(ast.Call, ast.ClassDef):  # `var_list=` is a keyword argument wherever it is
+        sources.update(n for k in node.keywords if k.arg == "var_list" for n in names_read(k.value))
+    return sources
 
 
 def _variable_call(value) -> bool:

@@ -75,8 +75,9 @@ from migrate.recipe import Recipe, propose
 from recipes._fissix import (Leaf, fresh_name, insert_before, is_block, parse_expression, parse_statement,
                              per_tree, scope_names, shown, split_arguments, syms, token)
 from recipes._model import model_of
-from recipes._model.differentiation import DIFFERENTIATING, ROUNDING, library_op
-from recipes._pyast import calls_one_of, code_text, keras_classes, names_read, statements, tapes
+from recipes._model.differentiation import _INTEGER_DTYPES, _LIBRARIES, CUT_OPS, DIFFERENTIATING, ROUNDING, library_op
+from recipes._pyast import (calls_one_of, code_text, defines, dotted, import_table, keras_classes, names_read, statements,
+                            tapes)
 
 _OPS = "'argmax'|'argmin'|'argsort'|'round'|'rint'|'floor'|'ceil'|'sign'|'cast'|'equal'|'not_equal'|" \
        "'greater'|'greater_equal'|'less'|'less_equal'|'logical_and'|'logical_or'|'logical_not'|'in_top_k'"
@@ -172,7 +173,11 @@ def _may_differentiate(facts) -> bool:
     a ``minimize`` given a function; a function of the file named in a
     ``compile`` call (a compiled loss); or, in a module calling one of the
     training methods, a ``Lambda`` layer or a Keras class's ``call``."""
-    if _DIFFERENTIATING_WORD.search(code_text(facts)) is None:
+    code = code_text(facts)
+    if _DIFFERENTIATING_WORD.search(code) is None or "GradientTape" not in facts.text \
+            and not any(word in code for word in ("minimize", "compile", "Lambda")) and not defines(facts, "call"):
+        return False
+    if not _may_cut(facts):
         return False
     tape_names = {name for _, name in tapes(facts)}
     defined = {found.node.name for found in statements(facts, ast.FunctionDef, ast.AsyncFunctionDef)}
@@ -188,6 +193,24 @@ def _may_differentiate(facts) -> bool:
     return calls_one_of(facts, DIFFERENTIATING) and (calls_one_of(facts, ("Lambda",)) or any(
         found.node.name == "call" and found.cls is not None and found.cls.name in keras_classes(facts)
         for found in statements(facts, ast.FunctionDef, ast.AsyncFunctionDef)))
+
+
+def _may_cut(facts) -> bool:
+    """Is there a call the filter may report (``_reported_at`` a cut,
+    ``is_cut``): a TensorFlow/Keras op of CUT_OPS, or a ``cast`` to an
+    integer dtype or of a comparison?"""
+    qualified = import_table(facts).qualified
+    for call in facts.nodes(ast.Call):
+        path = dotted(call.func)
+        op = (path or "").rpartition(".")[2]
+        if op not in CUT_OPS and op != "cast" or not any(q.startswith(_LIBRARIES) for q in qualified(path)):
+            continue
+        dtype = call.args[1] if len(call.args) > 1 else next((k.value for k in call.keywords if k.arg == "dtype"), None)
+        if op in CUT_OPS or any(isinstance(arg, ast.Compare) for arg in call.args) or dtype is not None and (
+                isinstance(dtype, ast.Constant) and dtype.value in _INTEGER_DTYPES
+                or any(q.rpartition(".")[2] in _INTEGER_DTYPES for q in qualified(dotted(dtype)))):
+            return True
+    return False
 
 
 _DIFFERENTIATING_WORD = re.compile(r"\b(?:" + "|".join(sorted(DIFFERENTIATING)) + r")\b")

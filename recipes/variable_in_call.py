@@ -32,7 +32,7 @@ from typing import Iterator, List
 from migrate.recipe import Recipe, propose, walk
 from recipes._fissix import enclosing_function, shown, syms
 from recipes._model import model_of
-from recipes._pyast import keras_classes, names_read, statements
+from recipes._pyast import defines, keras_classes, names_read, statements, tape_statements
 
 CREATION = "power< any* trailer< '.' ('Variable'|'add_weight'|'add_variable') > trailer< '(' any* ')' > > " \
            "| power< 'Variable' trailer< '(' any* ')' > >"
@@ -92,14 +92,17 @@ def _report(node, capture, filename) -> None:
 
 
 def _may_make_per_step(facts) -> List[ast.AST]:
-    """Precheck: in a file naming ``GradientTape``, the ``with`` statements
-    in a loop that create a variable; the ``call``/``train_step``/``test_step``
+    """Precheck: the ``with`` statements that may open a tape, in a loop,
+    that create a variable; the ``call``/``train_step``/``test_step``
     methods of ``keras_classes`` that create one themselves, outside every
     ``if``, nested function and ``with ...init_scope()``."""
     found = []
-    if "GradientTape" in facts.text:
+    tapes = {id(found.node) for found in tape_statements(facts)}
+    if tapes:
         found += [node for loop in statements(facts, ast.For, ast.AsyncFor, ast.While) for node in walk(loop.node)
-                  if isinstance(node, (ast.With, ast.AsyncWith)) and any(_creates(n) for n in walk(node))]
+                  if id(node) in tapes and any(_creates(n) for n in walk(node))]
+    if not defines(facts, *_STEP_METHODS):
+        return found
     keras = keras_classes(facts)
     return found + [step.node for step in statements(facts, ast.FunctionDef, ast.AsyncFunctionDef)
                     if step.node.name in _STEP_METHODS and step.cls is not None and step.cls.name in keras

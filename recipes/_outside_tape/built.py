@@ -10,7 +10,7 @@ from typing import Dict, List, Set
 from migrate.recipe import SourceFacts, propose, walk
 from recipes import _fissix as s
 from recipes._model import Kind, model_of
-from recipes._pyast import keras_classes, statements
+from recipes._pyast import defines, keras_classes, statements
 
 _SHAPE_ATTRIBUTES = {"shape", "dtype", "get_shape", "name", "trainable"}
 _SHAPE_CALLS = {"shape", "ones_like", "zeros_like", "size", "rank", "shape_n", "len"}
@@ -97,13 +97,15 @@ def classes_building_tensors(facts: SourceFacts) -> List[ast.ClassDef]:
     and is not what ``built`` leaves alone on its face (the attribute itself,
     ``f(...)`` or ``a[...]`` of a plain name, a trainable ``add_weight``),
     where a ``call`` of the class reads ``self.x``."""
+    if not defines(facts, "build") or not defines(facts, "call"):
+        return []
     keras = keras_classes(facts)
     methods: Dict[int, Dict[str, List[ast.AST]]] = {}
     for found in statements(facts, ast.FunctionDef, ast.AsyncFunctionDef):
         if found.cls is not None and found.cls.name in keras and found.node.name in ("build", "call"):
             methods.setdefault(id(found.cls), {}).setdefault(found.node.name, []).append(found.node)
     found_classes = []
-    for cls in facts.nodes(ast.ClassDef):
+    for cls in (found.node for found in statements(facts, ast.ClassDef)):
         named = methods.get(id(cls), {})
         read = {node.attr for call in named.get("call", ()) for node in walk(call) if _self_attribute(node)}
         if any(isinstance(node, ast.Assign) and _self_target(node) and node.targets[0].attr in read
