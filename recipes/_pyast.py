@@ -13,7 +13,7 @@ import re
 import sys
 import unicodedata
 from bisect import bisect_right
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Dict, Iterator, List, Optional, Pattern, Sequence, Set, Tuple, Union
 
 from migrate.conventions import CONVENTIONAL
@@ -424,7 +424,7 @@ def defines(facts: SourceFacts, *names: str) -> bool:
 
 @lru_cache(maxsize=None)
 def _definition_pattern(names: Tuple[str, ...]) -> Pattern:
-    return re.compile(rf"(?<!\w)def{GAP}+(?:{'|'.join(names)})(?!\w)")
+    return re.compile(rf"{standalone('def', after_dot=True)}{GAP}+(?:{'|'.join(names)})(?!\w)")
 
 
 def gradient_calls(facts: SourceFacts) -> List[ast.Call]:
@@ -447,7 +447,10 @@ def _gradient_calls(facts: SourceFacts) -> List[ast.Call]:
     if "GradientTape" not in facts.text and not defines(facts, *_STEP_NAMES) \
             and not any(word in code for word in ("compile", "function", "custom_gradient")):
         return []  # no root: no tape, step method, compile, tf.function or custom_gradient spelled
-    qualified = import_table(facts).qualified
+    table = import_table(facts)
+    spelled = {path.rpartition(".")[2] for path in _WRAPPERS} | {
+        record.local for record in table.records if not table.qualified(record.local).isdisjoint(_WRAPPERS)}
+    wraps = partial(_wraps, qualified=table.qualified, spelled=spelled)
     defined: Dict[str, List[ast.AST]] = {}
     roots: List[ast.AST] = []
     keras = keras_classes(facts)
@@ -455,12 +458,12 @@ def _gradient_calls(facts: SourceFacts) -> List[ast.Call]:
         node = found.node
         defined.setdefault(node.name, []).append(node)
         if node.name in _STEP_NAMES and found.cls is not None and found.cls.name in keras \
-                or any(_wraps(decorator, qualified) for decorator in node.decorator_list):
+                or any(wraps(decorator) for decorator in node.decorator_list):
             roots.append(node)
     roots += [found.node for found in tape_statements(facts)]
     for call in facts.nodes(ast.Call):
         func = call.func
-        if isinstance(func, ast.Attribute) and func.attr == "compile" or _wraps(func, qualified):
+        if isinstance(func, ast.Attribute) and func.attr == "compile" or wraps(func):
             roots += [f for arg in call.args + [k.value for k in call.keywords]
                       for name in names_read(arg) for f in defined.get(name, ())]
     calls: Dict[int, ast.Call] = {}
@@ -489,12 +492,14 @@ def _function_named(call: ast.Call) -> Optional[str]:
     return after.attr if isinstance(after, ast.Attribute) else node.id
 
 
-def _wraps(expr: ast.AST, qualified) -> bool:
+def _wraps(expr: ast.AST, qualified, spelled: Set[str]) -> bool:
     """May ``expr`` (a decorator, a callee) name ``tf.function`` or
-    ``tf.custom_gradient`` (``@tf.function(jit_compile=True)`` too)?"""
-    if isinstance(expr, ast.Call):
-        expr = expr.func
-    return not qualified(dotted(expr)).isdisjoint(_WRAPPERS)
+    ``tf.custom_gradient`` (``@tf.function(jit_compile=True)`` too)? Asked
+    of the import table only when its last name is one of ``spelled``: the
+    wrappers' own, or a name an import binds to one (the table keeps the
+    last name of a dotted path)."""
+    path = dotted(expr.func if isinstance(expr, ast.Call) else expr)
+    return path is not None and path.rpartition(".")[2] in spelled and not qualified(path).isdisjoint(_WRAPPERS)
 
 
 def names_read(expr: ast.AST) -> Set[str]:

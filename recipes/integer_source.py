@@ -368,6 +368,7 @@ def _report_tensors(node, capture, filename) -> None:
 
 
 # an integer dtype as spelled: "int32", tf.int64, np.uint8, "int" (a string: dtype_named's integer names)
+_SPELLS_INT = re.compile(r"int[\d\"']")  # what every match of _INTEGER_DTYPE holds, found fast
 _INTEGER_DTYPE = re.compile(r"[\"']u?int\d*[\"']|\bu?int\d+\b")
 
 
@@ -380,7 +381,8 @@ def _may_differentiate_an_integer(facts: SourceFacts) -> Union[bool, List[ast.AS
     if tape_calls(facts, ("watch", "gradient")):
         return True
     code = code_text(facts)
-    weights = "add_weight(" in code and _INTEGER_DTYPE.search(facts.text) is not None
+    weights = "add_weight(" in code and _SPELLS_INT.search(facts.text) is not None \
+        and _INTEGER_DTYPE.search(facts.text) is not None
     if "Variable(" not in code and not weights:
         return []
     keras = keras_classes(facts)

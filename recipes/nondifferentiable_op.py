@@ -76,8 +76,8 @@ from recipes._fissix import (Leaf, fresh_name, insert_before, is_block, parse_ex
                              per_tree, scope_names, shown, split_arguments, syms, token)
 from recipes._model import model_of
 from recipes._model.differentiation import _INTEGER_DTYPES, _LIBRARIES, CUT_OPS, DIFFERENTIATING, ROUNDING, library_op
-from recipes._pyast import (calls_one_of, code_text, defines, dotted, import_table, keras_classes, names_read, statements,
-                            tapes)
+from recipes._pyast import (calls_one_of, code_text, defines, dotted, import_table, keras_classes, names_read,
+                            standalone, statements, tapes)
 
 _OPS = "'argmax'|'argmin'|'argsort'|'round'|'rint'|'floor'|'ceil'|'sign'|'cast'|'equal'|'not_equal'|" \
        "'greater'|'greater_equal'|'less'|'less_equal'|'logical_and'|'logical_or'|'logical_not'|'in_top_k'"
@@ -174,7 +174,7 @@ def _may_differentiate(facts) -> bool:
     ``compile`` call (a compiled loss); or, in a module calling one of the
     training methods, a ``Lambda`` layer or a Keras class's ``call``."""
     code = code_text(facts)
-    if _DIFFERENTIATING_WORD.search(code) is None or "GradientTape" not in facts.text \
+    if not any(pattern.search(code) for pattern in _DIFFERENTIATING_WORDS) or "GradientTape" not in facts.text \
             and not any(word in code for word in ("minimize", "compile", "Lambda")) and not defines(facts, "call"):
         return False
     if not _may_cut(facts):
@@ -213,7 +213,8 @@ def _may_cut(facts) -> bool:
     return False
 
 
-_DIFFERENTIATING_WORD = re.compile(r"\b(?:" + "|".join(sorted(DIFFERENTIATING)) + r")\b")
+# one pattern a word, each starting with its literal (an alternation is tried at every character)
+_DIFFERENTIATING_WORDS = [re.compile(standalone(word, after_dot=True) + r"(?!\w)") for word in sorted(DIFFERENTIATING)]
 _GRADIENT_METHODS = ("gradient", "jacobian", "batch_jacobian")
 
 
