@@ -27,6 +27,7 @@ CAVEATS:
 from __future__ import annotations
 
 import ast
+from itertools import chain
 from typing import Iterator, List
 
 from migrate.recipe import Recipe, propose, walk
@@ -94,10 +95,11 @@ def _report(node, capture, filename) -> None:
 def _may_make_per_step(facts) -> List[ast.AST]:
     """Precheck: the ``with`` statements that may open a tape, in a loop,
     that create a variable; the ``call``/``train_step``/``test_step``
-    methods of ``keras_classes`` that create one themselves, outside every
-    ``if``, nested function and ``with ...init_scope()``."""
+    methods of ``keras_classes`` that create one themselves (a default
+    argument too), outside every ``if``, nested function and ``with
+    ...init_scope()``."""
     found = []
-    tapes = {id(found.node) for found in tape_statements(facts)}
+    tapes = {id(tape.node) for tape in tape_statements(facts)}
     if tapes:
         found += [node for loop in statements(facts, ast.For, ast.AsyncFor, ast.While) for node in walk(loop.node)
                   if id(node) in tapes and any(_creates(n) for n in walk(node))]
@@ -106,7 +108,7 @@ def _may_make_per_step(facts) -> List[ast.AST]:
     keras = keras_classes(facts)
     return found + [step.node for step in statements(facts, ast.FunctionDef, ast.AsyncFunctionDef)
                     if step.node.name in _STEP_METHODS and step.cls is not None and step.cls.name in keras
-                    and any(_creates(n) for n in _unguarded(step.node.body))]
+                    and any(_creates(n) for n in chain(walk(step.node.args), _unguarded(step.node.body)))]
 
 
 def _creates(node) -> bool:
@@ -126,9 +128,8 @@ def _unguarded(body) -> Iterator[ast.AST]:
     direct-creation test leave)."""
     for statement in body:
         if isinstance(statement, (ast.If, ast.FunctionDef, ast.AsyncFunctionDef)) or isinstance(
-                statement, (ast.With, ast.AsyncWith)) and any("init_scope" in names_read(item.context_expr)
-                                                               for item in statement.items):
-            continue
+                statement, (ast.With, ast.AsyncWith)) and "init_scope" in names_read(statement.items[0].context_expr):
+            continue  # `_guarded` reads the first item only
         for name, value in ast.iter_fields(statement):
             parts = value if isinstance(value, list) else [value]
             if name in ("body", "orelse", "finalbody"):
