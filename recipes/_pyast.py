@@ -502,6 +502,11 @@ def _wraps(expr: ast.AST, qualified, spelled: Set[str]) -> bool:
     return path is not None and path.rpartition(".")[2] in spelled and not qualified(path).isdisjoint(_WRAPPERS)
 
 
+def on_self(node: ast.AST) -> bool:
+    """Is ``node`` ``self.x``?"""
+    return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
+
+
 def names_read(expr: ast.AST) -> Set[str]:
     """Every name and attribute name spelled in ``expr``."""
     return {node.id if isinstance(node, ast.Name) else node.attr for node in walk(expr)

@@ -55,7 +55,7 @@ from recipes import _fissix as s
 from recipes._model import Kind, model_of
 from recipes._model.dtypes import dtype_named, dtype_of, is_floating, is_integer
 from recipes._model.sources import gradient_arguments, gradient_of_tape, same_tensor
-from recipes._pyast import code_text, dotted, keras_classes, names_read, statements, tape_calls
+from recipes._pyast import code_text, dotted, keras_classes, names_read, on_self, statements, tape_calls
 
 VARIABLE = "power< any* trailer< '.' 'Variable' > trailer< '(' any* ')' > >"
 BARE_VARIABLE = "power< 'Variable' trailer< '(' any* ')' > >"
@@ -398,7 +398,7 @@ def _may_differentiate_an_integer(facts: SourceFacts) -> Union[bool, List[ast.AS
     if weights:
         found += [call for stmt in statements(facts, ast.FunctionDef, ast.AsyncFunctionDef)
                   if id(stmt.node) in methods for call in walk(stmt.node) if isinstance(call, ast.Call)
-                  and _on_self(call.func) and call.func.attr == "add_weight"
+                  and on_self(call.func) and call.func.attr == "add_weight"
                   and any(k.arg == "dtype" for k in call.keywords)]
     return found
 
@@ -418,10 +418,6 @@ def _gradient_sources(facts: SourceFacts) -> set:
 def _variable_call(value) -> bool:
     return isinstance(value, ast.Call) and (getattr(value.func, "attr", None)
                                             or getattr(value.func, "id", None)) == "Variable"
-
-
-def _on_self(node) -> bool:
-    return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
 
 
 RECIPE = Recipe(

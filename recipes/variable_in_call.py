@@ -33,7 +33,7 @@ from typing import Iterator, List
 from migrate.recipe import Recipe, propose, walk
 from recipes._fissix import enclosing_function, shown, syms
 from recipes._model import model_of
-from recipes._pyast import defines, keras_classes, names_read, statements, tape_statements
+from recipes._pyast import defines, keras_classes, names_read, on_self, statements, tape_statements
 
 CREATION = "power< any* trailer< '.' ('Variable'|'add_weight'|'add_variable') > trailer< '(' any* ')' > > " \
            "| power< 'Variable' trailer< '(' any* ')' > >"
@@ -118,8 +118,7 @@ def _creates(node) -> bool:
     func = node.func
     if isinstance(func, ast.Name):
         return func.id == "Variable"
-    return isinstance(func, ast.Attribute) and (func.attr == "Variable" or func.attr in _CREATORS and isinstance(
-        func.value, ast.Name) and func.value.id == "self")
+    return isinstance(func, ast.Attribute) and (func.attr == "Variable" or func.attr in _CREATORS and on_self(func))
 
 
 def _unguarded(body) -> Iterator[ast.AST]:

@@ -10,7 +10,7 @@ from typing import Dict, List, Set
 from migrate.recipe import SourceFacts, propose, walk
 from recipes import _fissix as s
 from recipes._model import Kind, model_of
-from recipes._pyast import defines, keras_classes, statements
+from recipes._pyast import defines, keras_classes, on_self, statements
 
 _SHAPE_ATTRIBUTES = {"shape", "dtype", "get_shape", "name", "trainable"}
 _SHAPE_CALLS = {"shape", "ones_like", "zeros_like", "size", "rank", "shape_n", "len"}
@@ -107,7 +107,7 @@ def classes_building_tensors(facts: SourceFacts) -> List[ast.ClassDef]:
     found_classes = []
     for cls in (found.node for found in statements(facts, ast.ClassDef)):
         named = methods.get(id(cls), {})
-        read = {node.attr for call in named.get("call", ()) for node in walk(call) if _self_attribute(node)}
+        read = {node.attr for call in named.get("call", ()) for node in walk(call) if on_self(node)}
         if any(isinstance(node, ast.Assign) and _self_target(node) and node.targets[0].attr in read
                and _may_build_from_weights(node.value)
                for build in named.get("build", ()) for node in walk(build)):
@@ -116,11 +116,7 @@ def classes_building_tensors(facts: SourceFacts) -> List[ast.ClassDef]:
 
 
 def _self_target(node: ast.Assign) -> bool:
-    return len(node.targets) == 1 and _self_attribute(node.targets[0])
-
-
-def _self_attribute(node) -> bool:
-    return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
+    return len(node.targets) == 1 and on_self(node.targets[0])
 
 
 def _may_build_from_weights(value) -> bool:
@@ -135,4 +131,4 @@ def _may_build_from_weights(value) -> bool:
                 k.arg == "trainable" and isinstance(k.value, ast.Constant) and k.value.value is False
                 for k in value.keywords):
         return False
-    return any(_self_attribute(node) for node in walk(value))
+    return any(on_self(node) for node in walk(value))
