@@ -36,15 +36,15 @@ def matcher(tokens: Tuple[str, ...]) -> Callable[[str], bool]:
         return lambda source: True
     cut = [pieces(token) for token in tokens if pieces(token)]
     words = tuple(parts[0] for parts in cut if len(parts) == 1)  # nothing can come between
-    spread = [parts for parts in cut if len(parts) > 1]
-    anchors = tuple(max(parts, key=len) for parts in spread)
-    pattern = re.compile("|".join(_token_pattern(parts) for parts in spread)) if spread else None
+    # each spread token's own pattern, searched when its longest piece is in
+    # the text: it starts with a literal, which the search skips to (an
+    # alternation of them is tried at every character)
+    spread = [(max(parts, key=len), re.compile(_token_pattern(parts))) for parts in cut if len(parts) > 1]
 
     def match(source: str) -> bool:
         if any(word in source for word in words):
             return True
-        return (pattern is not None and any(anchor in source for anchor in anchors)
-                and pattern.search(source) is not None)
+        return any(anchor in source and pattern.search(source) is not None for anchor, pattern in spread)
 
     return match
 

@@ -13,13 +13,14 @@ import re
 import sys
 import unicodedata
 from bisect import bisect_right
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Dict, Iterator, List, Optional, Pattern, Sequence, Set, Tuple, Union
 
 from migrate.conventions import CONVENTIONAL
 from migrate.prefilter import GAP
 from migrate.recipe import SourceFacts, walk
 from recipes._model.imports import ImportRecord, Imports, build_imports
+from recipes._model.contexts import names_a_tape
 from recipes._model.kinds import keras_base_role
 
 _CONTINUATION = re.compile(r"\\\r?\n")
@@ -367,25 +368,156 @@ def _keras_classes(facts: SourceFacts) -> Set[str]:
 
 
 def tapes(facts: SourceFacts) -> List[Tuple[ast.AST, str]]:
-    """(with statement, name) for every ``with <call>(...) as name:`` of a
-    file whose text names ``GradientTape``: a lexical gate around the
-    model's tapes (``recipes._model.contexts``, which alone decides which
-    ``with`` opens one), never narrower, since an import may rename the class."""
+    """(with statement, name) for every ``with <call>(...) as name:`` whose
+    callee may name a tape: the model's own test (``names_a_tape`` of the
+    callee as spelled, or as the import table may resolve it), so never
+    narrower than its tapes (``recipes._model.contexts``)."""
     if "GradientTape" not in facts.text:
         return []
     return facts.derived("tapes", _collect_tapes)
 
 
-def has_a_named_tape(facts: SourceFacts) -> bool:
+def tape_calls(facts: SourceFacts, methods: Sequence[str]) -> List[ast.Call]:
+    """The calls ``name.m(...)`` for an ``m`` of ``methods`` and the ``name``
+    of one of ``tapes``: where the model's ``tape_named`` may find a tape."""
+    names = {name for _, name in tapes(facts)}
+    if not names:
+        return []
+    return [call for call in facts.nodes(ast.Call) if isinstance(call.func, ast.Attribute)
+            and call.func.attr in methods and isinstance(call.func.value, ast.Name) and call.func.value.id in names]
+
+
+def has_a_named_tape(facts: SourceFacts) -> List[ast.Call]:
     """Precheck of recipes whose finding is a named tape's ``gradient`` call
-    (``with ...GradientTape() as tape``)."""
-    return bool(tapes(facts))
+    (``with ...GradientTape() as tape`` ... ``tape.gradient(...)``)."""
+    return tape_calls(facts, ("gradient",))
 
 
 def _collect_tapes(facts: SourceFacts) -> List[Tuple[ast.AST, str]]:
-    return [(statement.node, item.optional_vars.id)
-            for statement in statements(facts, ast.With, ast.AsyncWith) for item in statement.node.items
-            if isinstance(item.context_expr, ast.Call) and isinstance(item.optional_vars, ast.Name)]
+    return [(statement.node, item.optional_vars.id) for statement in tape_statements(facts)
+            for item in statement.node.items
+            if _opens_a_tape(facts, item.context_expr) and isinstance(item.optional_vars, ast.Name)]
+
+
+def tape_statements(facts: SourceFacts) -> List[Statement]:
+    """The ``with`` statements that may open a tape (named or not)."""
+    if "GradientTape" not in facts.text:
+        return []
+    return [found for found in statements(facts, ast.With, ast.AsyncWith)
+            if any(_opens_a_tape(facts, item.context_expr) for item in found.node.items)]
+
+
+def _opens_a_tape(facts: SourceFacts, expr: ast.AST) -> bool:
+    path = dotted(expr.func) if isinstance(expr, ast.Call) else None
+    return path is not None and (names_a_tape(path) or any(map(names_a_tape, import_table(facts).qualified(path))))
+
+
+_STEP_NAMES = ("call", "train_step", "test_step")
+_WRAPPERS = ("tensorflow.function", "tensorflow.custom_gradient")
+
+
+def defines(facts: SourceFacts, *names: str) -> bool:
+    """Text only: may the code define a function named one of ``names``
+    (``def``, then the name, whatever separates them)?"""
+    return _definition_pattern(names).search(code_text(facts)) is not None
+
+
+@lru_cache(maxsize=None)
+def _definition_pattern(names: Tuple[str, ...]) -> Pattern:
+    return re.compile(rf"{standalone('def', after_dot=True)}{GAP}+(?:{'|'.join(names)})(?!\w)")
+
+
+def gradient_calls(facts: SourceFacts) -> List[ast.Call]:
+    """The calls that may run in a gradient context: a lexical gate around
+    the model's contexts (``recipes._model.contexts``: tape bodies, Keras
+    ``call``/``train_step``/``test_step``, ``tf.function``, losses and
+    metrics given to ``compile``, the module functions these call, by name,
+    transitively), and ``tf.custom_gradient`` functions. Never narrower:
+    roots are the ``with`` statements that may open a tape, the step methods
+    of ``keras_classes``, the functions decorated with what may be
+    ``tf.function`` / ``tf.custom_gradient``, and every function the file
+    defines with a name read in a ``.compile(...)`` or ``tf.function(...)``
+    call; every function of the name a call in a joined scope may resolve
+    to joins (``_function_named``: the model's ``functions_called``)."""
+    return facts.derived("gradient calls", _gradient_calls)
+
+
+def _gradient_calls(facts: SourceFacts) -> List[ast.Call]:
+    code = code_text(facts)
+    if "GradientTape" not in facts.text and not defines(facts, *_STEP_NAMES) \
+            and not any(word in code for word in ("compile", "function", "custom_gradient")):
+        return []  # no root: no tape, step method, compile, tf.function or custom_gradient spelled
+    table = import_table(facts)
+    spelled = {path.rpartition(".")[2] for path in _WRAPPERS} | {
+        record.local for record in table.records if not table.qualified(record.local).isdisjoint(_WRAPPERS)}
+    wraps = partial(_wraps, qualified=table.qualified, spelled=spelled)
+    defined: Dict[str, List[ast.AST]] = {}
+    roots: List[ast.AST] = []
+    keras = keras_classes(facts)
+    for found in statements(facts, ast.FunctionDef, ast.AsyncFunctionDef):
+        node = found.node
+        defined.setdefault(node.name, []).append(node)
+        if node.name in _STEP_NAMES and found.cls is not None and found.cls.name in keras \
+                or any(wraps(decorator) for decorator in node.decorator_list):
+            roots.append(node)
+    roots += [found.node for found in tape_statements(facts)]
+    for call in facts.nodes(ast.Call):
+        func = call.func
+        if isinstance(func, ast.Attribute) and func.attr == "compile" or wraps(func):
+            roots += [f for arg in call.args + [k.value for k in call.keywords]
+                      for name in names_read(arg) for f in defined.get(name, ())]
+    calls: Dict[int, ast.Call] = {}
+    seen: Set[int] = set()
+    while roots:
+        scope = roots.pop()
+        if id(scope) in seen:
+            continue
+        seen.add(id(scope))
+        for node in walk(scope):
+            if isinstance(node, ast.Call) and id(node) not in calls:
+                calls[id(node)] = node
+                roots += defined.get(_function_named(node), ())
+    return list(calls.values())
+
+
+def _function_named(call: ast.Call) -> Optional[str]:
+    """The name by which the model's ``functions_called`` may resolve a call
+    to a function of the file: ``f`` of ``f(...)``, ``f(...).g(...)`` and
+    ``f[0].g(...)``; ``m`` of ``x.m(...)`` and ``x.m.n(...)`` (a method)."""
+    node, after = call.func, None
+    while isinstance(node, (ast.Attribute, ast.Call, ast.Subscript)):
+        node, after = (node.func if isinstance(node, ast.Call) else node.value), node
+    if not isinstance(node, ast.Name):
+        return None
+    return after.attr if isinstance(after, ast.Attribute) else node.id
+
+
+def _wraps(expr: ast.AST, qualified, spelled: Set[str]) -> bool:
+    """May ``expr`` (a decorator, a callee) name ``tf.function`` or
+    ``tf.custom_gradient`` (``@tf.function(jit_compile=True)`` too)? Asked
+    of the import table only when its last name is one of ``spelled``: the
+    wrappers' own, or a name an import binds to one (the table keeps the
+    last name of a dotted path)."""
+    path = dotted(expr.func if isinstance(expr, ast.Call) else expr)
+    return path is not None and path.rpartition(".")[2] in spelled and not qualified(path).isdisjoint(_WRAPPERS)
+
+
+def on_self(node: ast.AST) -> bool:
+    """Is ``node`` ``self.x``?"""
+    return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
+
+
+def names_read(expr: ast.AST) -> Set[str]:
+    """Every name and attribute name spelled in ``expr``."""
+    return {node.id if isinstance(node, ast.Name) else node.attr for node in walk(expr)
+            if isinstance(node, (ast.Name, ast.Attribute))}
+
+
+def calls_one_of(facts: SourceFacts, names) -> bool:
+    """Does the file call ``f(...)`` or ``x.f(...)`` for an ``f`` of ``names``
+    (the model's calls of a method, ``scope.calls``, are some of these)?"""
+    return any((getattr(call.func, "attr", None) or getattr(call.func, "id", None)) in names
+               for call in facts.nodes(ast.Call))
 
 
 def method_calls(scope: Union[ast.AST, SourceFacts], receiver: str, method: str) -> Iterator[ast.Call]:

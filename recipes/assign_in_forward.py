@@ -69,11 +69,13 @@ CAVEATS:
 
 from __future__ import annotations
 
-from migrate.recipe import Recipe, propose
+import ast
+
+from migrate.recipe import Recipe, propose, walk
 from recipes._fissix import contains, per_tree, shown
 from recipes._functional_update import plan, rewrite
 from recipes._model import forget, model_of
-from recipes._pyast import methods_calling, tapes
+from recipes._pyast import defines, dotted, keras_classes, statements, tape_calls
 
 ASSIGN = "power< any* trailer< '.' ('assign'|'assign_add'|'assign_sub') > trailer< '(' any* ')' > >"
 _ASSIGNS = ("assign", "assign_add", "assign_sub")
@@ -125,10 +127,29 @@ def _report(node, capture, filename) -> None:
 
 
 def _may_assign_in_forward(facts):
-    """Precheck: anywhere in a file with a tape (its gradient's target);
-    else the ``call`` functions that assign (a Keras ``call`` is the only
-    other target whose forward pass holds the assign)."""
-    return True if tapes(facts) else methods_calling(facts, ("call",), _ASSIGNS)
+    """Precheck: anywhere in a file with a named tape's gradient call (a
+    target); else the ``call`` methods of classes that may be Keras layers
+    holding an ``R.assign(...)`` whose receiver ``R`` they spell again: the
+    walk meets an assign only at a read of ``R`` that it reaches."""
+    if tape_calls(facts, ("gradient", "jacobian", "batch_jacobian")):
+        return True
+    if not defines(facts, "call"):
+        return []
+    keras = keras_classes(facts)
+    return [found.node for found in statements(facts, ast.FunctionDef, ast.AsyncFunctionDef)
+            if found.node.name == "call" and found.cls is not None and found.cls.name in keras
+            and _assigns_a_receiver_read_again(found.node)]
+
+
+def _assigns_a_receiver_read_again(function) -> bool:
+    spelled, receivers = {}, set()
+    for node in walk(function):
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            path = dotted(node)
+            spelled[path] = spelled.get(path, 0) + 1
+            if isinstance(node, ast.Attribute) and node.attr in _ASSIGNS:
+                receivers.add(dotted(node.value))
+    return any(spelled.get(path, 0) > 1 for path in receivers if path)
 
 
 RECIPE = Recipe(

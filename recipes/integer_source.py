@@ -64,12 +64,12 @@ from typing import List, Optional, Union
 
 from migrate.recipe import Recipe, SourceFacts, propose, walk
 from recipes import _fissix as s
-from recipes._integer_source.reads import is_gradient_source, unsafe_read
+from recipes._integer_source.reads import SOURCE_METHODS, is_gradient_source, unsafe_read
 from recipes._integer_source.together import Together, bindings_read
 from recipes._model import Kind, model_of
 from recipes._model.dtypes import dtype_named, dtype_of, is_integer
 from recipes._model.sources import gradient_of_tape, same_tensor
-from recipes._pyast import code_text, keras_classes, statements, tapes
+from recipes._pyast import code_text, dotted, keras_classes, names_read, on_self, statements, tape_calls
 
 VARIABLE = "power< any* trailer< '.' 'Variable' > trailer< '(' any* ')' > >"
 BARE_VARIABLE = "power< 'Variable' trailer< '(' any* ')' > >"
@@ -324,24 +324,56 @@ def _report_tensors(node, capture, filename) -> None:
 
 
 # an integer dtype as spelled: "int32", tf.int64, np.uint8, "int" (a string: dtype_named's integer names)
+_SPELLS_INT = re.compile(r"int[\d\"']")  # what every match of _INTEGER_DTYPE holds, found fast
 _INTEGER_DTYPE = re.compile(r"[\"']u?int\d*[\"']|\bu?int\d+\b")
 
 
 def _may_differentiate_an_integer(facts: SourceFacts) -> Union[bool, List[ast.AST]]:
-    """Precheck: a tape (a watch or a gradient, and the variables it
-    differentiates), a variable named where minimize/var_list may take it;
-    else the classes that may be Keras layers and build a ``Variable`` or an
-    ``add_weight`` (an integer dtype spelled in the file)."""
-    code = code_text(facts)
-    if tapes(facts) or "Variable(" in code and ("minimize(" in code or "var_list" in code):
+    """Precheck: a named tape's watch or gradient call; else the ``w = ...Variable(...)``
+    whose ``w`` is spelled in the sources of a ``gradient``/``minimize``/
+    ``jacobian`` call or a ``var_list=``, and the ``self.w = ...Variable(...)``
+    and ``self.add_weight(..., dtype=...)`` (an integer dtype spelled in the
+    file) in a method of a class that may be a Keras layer."""
+    if tape_calls(facts, ("watch", "gradient")):
         return True
-    wanted = ("Variable(",) + (("add_weight(",) if _INTEGER_DTYPE.search(facts.text) else ())
-    if not any(token in code for token in wanted) or not keras_classes(facts):
+    code = code_text(facts)
+    weights = "add_weight(" in code and _SPELLS_INT.search(facts.text) is not None \
+        and _INTEGER_DTYPE.search(facts.text) is not None
+    if "Variable(" not in code and not weights:
         return []
-    names = {token[:-1] for token in wanted}
-    return [stmt.node for stmt in statements(facts, ast.ClassDef) if stmt.node.name in keras_classes(facts)
-            and any(isinstance(call, ast.Call) and (getattr(call.func, "attr", None) or getattr(call.func, "id", None))
-                    in names for call in walk(stmt.node))]
+    keras = keras_classes(facts)
+    methods = {id(found.node) for found in statements(facts, ast.FunctionDef, ast.AsyncFunctionDef)
+               if found.cls is not None and found.cls.name in keras}
+    variables = [stmt for stmt in statements(facts, ast.Assign) if _variable_call(stmt.node.value)]
+    sources = _gradient_sources(facts) if any(isinstance(t, ast.Name) for stmt in variables
+                                               for t in stmt.node.targets) else set()
+    found = [stmt.node for stmt in variables if any(
+        isinstance(t, ast.Name) and t.id in sources
+        or id(stmt.function) in methods and (dotted(t) or "").startswith("self.")
+        for t in stmt.node.targets)]
+    if weights:
+        found += [call for stmt in statements(facts, ast.FunctionDef, ast.AsyncFunctionDef)
+                  if id(stmt.node) in methods for call in walk(stmt.node) if isinstance(call, ast.Call)
+                  and on_self(call.func) and call.func.attr == "add_weight"
+                  and any(k.arg == "dtype" for k in call.keywords)]
+    return found
+
+
+def _gradient_sources(facts: SourceFacts) -> set:
+    """Names spelled where ``_is_gradient_source`` looks: the arguments after
+    the first of a ``gradient``/``minimize``/``jacobian`` call, ``var_list=``."""
+    sources = set()
+    for call in facts.nodes(ast.Call):
+        if getattr(call.func, "attr", None) in SOURCE_METHODS:
+            sources.update(n for arg in call.args[1:] + [k.value for k in call.keywords] for n in names_read(arg))
+    for node in facts.nodes(ast.Call, ast.ClassDef):  # `var_list=` is a keyword argument wherever it is
+        sources.update(n for k in node.keywords if k.arg == "var_list" for n in names_read(k.value))
+    return sources
+
+
+def _variable_call(value) -> bool:
+    return isinstance(value, ast.Call) and (getattr(value.func, "attr", None)
+                                            or getattr(value.func, "id", None)) == "Variable"
 
 
 RECIPE = Recipe(

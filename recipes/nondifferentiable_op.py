@@ -68,14 +68,16 @@ CAVEATS:
 
 from __future__ import annotations
 
+import ast
 import re
 
 from migrate.recipe import Recipe, propose
 from recipes._fissix import (Leaf, fresh_name, insert_before, is_block, parse_expression, parse_statement,
                              per_tree, scope_names, shown, split_arguments, syms, token)
 from recipes._model import model_of
-from recipes._model.differentiation import DIFFERENTIATING, ROUNDING, library_op
-from recipes._pyast import code_text
+from recipes._model.differentiation import _INTEGER_DTYPES, _LIBRARIES, CUT_OPS, DIFFERENTIATING, ROUNDING, library_op
+from recipes._pyast import (calls_one_of, code_text, defines, dotted, import_table, keras_classes, names_read,
+                            standalone, statements, tapes)
 
 _OPS = "'argmax'|'argmin'|'argsort'|'round'|'rint'|'floor'|'ceil'|'sign'|'cast'|'equal'|'not_equal'|" \
        "'greater'|'greater_equal'|'less'|'less_equal'|'logical_and'|'logical_or'|'logical_not'|'in_top_k'"
@@ -166,14 +168,54 @@ def _straight_through_parts(node):
 
 
 def _may_differentiate(facts) -> bool:
-    """Precheck: every target the walk starts from is named by a call of one
-    of DIFFERENTIATING's methods (a tape's ``gradient``, ``minimize``,
-    ``compile``; a Lambda or Keras ``call`` only counts in a module that
-    trains), so a module spelling none of them has no finding."""
-    return _DIFFERENTIATING_WORD.search(code_text(facts)) is not None
+    """Precheck: the module has a target the walk starts from
+    (``Differentiation.targets``): a named tape's ``gradient``/``jacobian``;
+    a ``minimize`` given a function; a function of the file named in a
+    ``compile`` call (a compiled loss); or, in a module calling one of the
+    training methods, a ``Lambda`` layer or a Keras class's ``call``."""
+    code = code_text(facts)
+    if not any(pattern.search(code) for pattern in _DIFFERENTIATING_WORDS) or "GradientTape" not in facts.text \
+            and not any(word in code for word in ("minimize", "compile", "Lambda")) and not defines(facts, "call"):
+        return False
+    if not _may_cut(facts):
+        return False
+    tape_names = {name for _, name in tapes(facts)}
+    defined = {found.node.name for found in statements(facts, ast.FunctionDef, ast.AsyncFunctionDef)}
+    for call in facts.nodes(ast.Call):
+        func = call.func
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+        if name in _GRADIENT_METHODS and isinstance(getattr(func, "value", None), ast.Name) \
+                and func.value.id in tape_names \
+                or name == "minimize" and call.args \
+                or name == "compile" and any(n in defined for arg in call.args + [k.value for k in call.keywords]
+                                             for n in names_read(arg)):
+            return True
+    return calls_one_of(facts, DIFFERENTIATING) and (calls_one_of(facts, ("Lambda",)) or any(
+        found.node.name == "call" and found.cls is not None and found.cls.name in keras_classes(facts)
+        for found in statements(facts, ast.FunctionDef, ast.AsyncFunctionDef)))
 
 
-_DIFFERENTIATING_WORD = re.compile(r"\b(?:" + "|".join(sorted(DIFFERENTIATING)) + r")\b")
+def _may_cut(facts) -> bool:
+    """Is there a call the filter may report (``_reported_at`` a cut,
+    ``is_cut``): a TensorFlow/Keras op of CUT_OPS, or a ``cast`` to an
+    integer dtype or of a comparison?"""
+    qualified = import_table(facts).qualified
+    for call in facts.nodes(ast.Call):
+        path = dotted(call.func)
+        op = (path or "").rpartition(".")[2]
+        if op not in CUT_OPS and op != "cast" or not any(q.startswith(_LIBRARIES) for q in qualified(path)):
+            continue
+        dtype = call.args[1] if len(call.args) > 1 else next((k.value for k in call.keywords if k.arg == "dtype"), None)
+        if op in CUT_OPS or any(isinstance(arg, ast.Compare) for arg in call.args) or dtype is not None and (
+                isinstance(dtype, ast.Constant) and dtype.value in _INTEGER_DTYPES
+                or any(q.rpartition(".")[2] in _INTEGER_DTYPES for q in qualified(dotted(dtype)))):
+            return True
+    return False
+
+
+# one pattern a word, each starting with its literal (an alternation is tried at every character)
+_DIFFERENTIATING_WORDS = [re.compile(standalone(word, after_dot=True) + r"(?!\w)") for word in sorted(DIFFERENTIATING)]
+_GRADIENT_METHODS = ("gradient", "jacobian", "batch_jacobian")
 
 
 def _reads_a_call(node) -> bool:

@@ -61,6 +61,7 @@ CAVEATS:
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, field
 from typing import List, Optional
 
@@ -73,7 +74,7 @@ from recipes._model import model_of
 from recipes._model.imports import Imports
 from recipes._numpy_accumulator.buffers import _dtype_name
 from recipes._numpy_calls import LIST_TO_TENSOR, NUMPY_TO_TF, REDUCING_METHODS, cast, equivalent
-from recipes._pyast import code_text
+from recipes._pyast import code_text, gradient_calls
 
 # `t.numpy()` anywhere in a power node, and `float(t)`
 PATTERN = """
@@ -475,16 +476,21 @@ def _depth(node) -> int:
     return depth
 
 
-# what any gradient context is spelled with: a tape, a Keras call or step, a
-# tf.function, a compiled loss, a custom gradient
-_CONTEXT_WORDS = ("GradientTape", "def call", "_step", "function", "compile", "custom_gradient")
-
-
-def _may_convert_in_a_context(facts) -> bool:
-    """Precheck: the code converts (``.numpy()``, ``float(``) and spells
-    something that opens a gradient context."""
+def _may_convert_in_a_context(facts) -> List:
+    """Precheck: the ``t.numpy()`` and ``float(t)`` calls that may run in a
+    gradient context (``_pyast.gradient_calls``)."""
     text = code_text(facts)
-    return (".numpy(" in text or "float(" in text) and any(word in text for word in _CONTEXT_WORDS)
+    if ".numpy(" not in text and "float(" not in text:
+        return []
+    return [call for call in gradient_calls(facts) if _converts(call)]
+
+
+def _converts(call) -> bool:
+    """``x.numpy()`` (no arguments) or ``float(...)`` with arguments."""
+    func = call.func
+    if isinstance(func, ast.Attribute):
+        return func.attr == "numpy" and not call.args and not call.keywords
+    return isinstance(func, ast.Name) and func.id == "float" and bool(call.args or call.keywords)
 
 
 RECIPE = Recipe(

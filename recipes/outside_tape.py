@@ -81,7 +81,7 @@ from recipes import _fissix as s
 from recipes._model import model_of
 from recipes._model.recording import Sources, feeders
 from recipes._outside_tape.built import built, classes_building_tensors
-from recipes._pyast import code_text, tapes
+from recipes._pyast import code_text, tape_calls
 from recipes._outside_tape.minimize import minimize
 from recipes._outside_tape.statements import (among, argument, between, code, crossed, depends, method_at, movable,
                                               propose_moving, read_names, reading_sources, shown_part,
@@ -202,14 +202,14 @@ def _before_block(tape, target, early: List) -> None:
 
 
 def _may_compute_outside(facts: SourceFacts):
-    """Precheck: anywhere when the code takes a tape's gradient (the file
-    has a tape) or minimizes with a ``var_list`` (two arguments at least);
+    """Precheck: anywhere when the code takes a named tape's gradient or
+    jacobian, or minimizes with a ``var_list`` (two arguments at least);
     else the classes whose ``build`` computes from their attributes."""
     text = code_text(facts)
-    if (".gradient(" in text or ".jacobian(" in text) and tapes(facts) \
+    if (".gradient(" in text or ".jacobian(" in text) and tape_calls(facts, ("gradient", "jacobian")) \
             or ".minimize(" in text and any(_may_name_var_list(call) for call in facts.nodes(ast.Call)):
         return True
-    return classes_building_tensors(facts) if "build" in text else []
+    return classes_building_tensors(facts)
 
 
 def _may_name_var_list(call: ast.Call) -> bool:

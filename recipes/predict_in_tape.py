@@ -50,12 +50,13 @@ CAVEATS:
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import List, Optional
 
 from migrate.recipe import Recipe, propose
 from recipes import _fissix as s
 from recipes._model import Kind, model_of
 from recipes._model.uses import numpy_reliance
+from recipes._pyast import gradient_calls
 
 # `<receiver>.predict(...)`, `<receiver>.predict_on_batch(...)`, then anything
 PATTERN = "power< any+ trailer< '.' ('predict' | 'predict_on_batch') > trailer< '(' [any] ')' > any* >"
@@ -140,6 +141,13 @@ def _called_directly(node, receiver: str, context) -> bool:
     return False
 
 
+def _may_predict_in_a_context(facts) -> List:
+    """Precheck: the ``.predict(...)`` / ``.predict_on_batch(...)`` calls that
+    may run in a gradient context (``_pyast.gradient_calls``)."""
+    return [call for call in gradient_calls(facts)
+            if getattr(call.func, "attr", None) in ("predict", "predict_on_batch")]
+
+
 def _rewrite(node, at, first) -> None:
     text = s.source(first) + ", training=False"
     call = s.parse_expression(f"f({text})")
@@ -153,5 +161,6 @@ RECIPE = Recipe(
     safety="safe",
     query=lambda q: q.select(PATTERN).modify(_modify),
     tokens=(".predict(", ".predict_on_batch("),
+    precheck=_may_predict_in_a_context,
     before_fails="none-gradient",
 )

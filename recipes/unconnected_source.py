@@ -48,7 +48,8 @@ from migrate.recipe import Recipe, propose
 from recipes._fissix import enclosing, literal_elements, parse_expression, per_tree, remove_statement, shown, \
     split_arguments, syms, token, unparen
 from recipes._model import Kind, model_of
-from recipes._pyast import statements, tapes
+from recipes._model.differentiation import DIFFERENTIATING
+from recipes._pyast import calls_one_of, code_text, statements, tape_calls
 
 GRADIENT = "power< NAME trailer< '.' ('gradient'|'jacobian') > trailer< '(' any* ')' > >"
 WEIGHT = "expr_stmt< power< 'self' trailer< '.' NAME > > '=' power< 'self' trailer< '.' 'add_weight' > " \
@@ -188,20 +189,28 @@ def _report_weight(node, capture, filename) -> None:
 
 
 def _may_be_unconnected(facts):
-    """Precheck: anywhere in a file with a tape (``tape.gradient`` needs
-    one); else the ``self.w = self.add_weight(...)`` of a ``build`` or
-    ``__init__`` whose ``.w`` the file spells nowhere else (every ``.w`` of
-    the ``ast`` is a ``.w`` leaf of the filter's count)."""
-    if tapes(facts):
+    """Precheck: anywhere in a file with a named tape's ``gradient`` or
+    ``jacobian`` call; else, in a module calling a training method (``trains``), the
+    ``self.w = self.add_weight(...)`` without ``trainable=`` of a ``build``
+    or ``__init__`` whose ``.w`` the file spells nowhere else (every ``.w``
+    of the ``ast`` is a ``.w`` leaf of the filter's count)."""
+    if tape_calls(facts, ("gradient", "jacobian")):
         return True
+    code = code_text(facts)
+    if "add_weight" not in code or not any(word in code for word in DIFFERENTIATING):
+        return []
+    weights = [found.node for found in statements(facts, ast.Assign)
+               if found.function is not None and found.function.name in ("build", "__init__")
+               and len(found.node.targets) == 1 and isinstance(found.node.targets[0], ast.Attribute)
+               and isinstance(found.node.value, ast.Call)
+               and getattr(found.node.value.func, "attr", None) == "add_weight"
+               and not any(k.arg == "trainable" for k in found.node.value.keywords)]
+    if not weights or not calls_one_of(facts, DIFFERENTIATING):  # the filter wants a module that trains
+        return []
     spelled: dict = {}
     for node in facts.nodes(ast.Attribute):
         spelled[node.attr] = spelled.get(node.attr, 0) + 1
-    return [found.node for found in statements(facts, ast.Assign)
-            if found.function is not None and found.function.name in ("build", "__init__")
-            and len(found.node.targets) == 1 and isinstance(found.node.targets[0], ast.Attribute)
-            and spelled.get(found.node.targets[0].attr) == 1
-            and isinstance(found.node.value, ast.Call) and getattr(found.node.value.func, "attr", None) == "add_weight"]
+    return [node for node in weights if spelled.get(node.targets[0].attr) == 1]
 
 
 RECIPE = Recipe(

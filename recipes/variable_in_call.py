@@ -26,10 +26,14 @@ CAVEATS:
 
 from __future__ import annotations
 
-from migrate.recipe import Recipe, propose
+import ast
+from itertools import chain
+from typing import Iterator, List
+
+from migrate.recipe import Recipe, propose, walk
 from recipes._fissix import enclosing_function, shown, syms
 from recipes._model import model_of
-from recipes._pyast import methods_calling
+from recipes._pyast import defines, keras_classes, names_read, on_self, statements, tape_statements
 
 CREATION = "power< any* trailer< '.' ('Variable'|'add_weight'|'add_variable') > trailer< '(' any* ')' > > " \
            "| power< 'Variable' trailer< '(' any* ')' > >"
@@ -88,12 +92,54 @@ def _report(node, capture, filename) -> None:
             fixable=False)
 
 
-def _may_make_per_step(facts):
-    """Precheck: anywhere in a file naming ``GradientTape`` (a tape body in
-    a loop, named or not); else the ``call``/``train_step``/``test_step``
-    functions that create a variable themselves (the filter wants the
-    creation directly in one)."""
-    return "GradientTape" in facts.text or methods_calling(facts, _STEP_METHODS, _CREATORS)
+def _may_make_per_step(facts) -> List[ast.AST]:
+    """Precheck: the ``with`` statements that may open a tape, in a loop,
+    that create a variable; the ``call``/``train_step``/``test_step``
+    methods of ``keras_classes`` that create one themselves (a default
+    argument too), outside every ``if``, nested function and ``with
+    ...init_scope()``."""
+    found = []
+    tapes = {id(tape.node) for tape in tape_statements(facts)}
+    if tapes:
+        found += [node for loop in statements(facts, ast.For, ast.AsyncFor, ast.While) for node in walk(loop.node)
+                  if id(node) in tapes and any(_creates(n) for n in walk(node))]
+    if not defines(facts, *_STEP_METHODS):
+        return found
+    keras = keras_classes(facts)
+    return found + [step.node for step in statements(facts, ast.FunctionDef, ast.AsyncFunctionDef)
+                    if step.node.name in _STEP_METHODS and step.cls is not None and step.cls.name in keras
+                    and any(_creates(n) for n in chain(walk(step.node.args), _unguarded(step.node.body)))]
+
+
+def _creates(node) -> bool:
+    """``...Variable(...)``, ``self.add_weight(...)``, ``self.add_variable(...)``."""
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    if isinstance(func, ast.Name):
+        return func.id == "Variable"
+    return isinstance(func, ast.Attribute) and (func.attr == "Variable" or func.attr in _CREATORS and on_self(func))
+
+
+def _unguarded(body) -> Iterator[ast.AST]:
+    """The nodes of ``body`` outside ``if`` statements, nested functions and
+    ``with`` statements naming ``init_scope`` (what ``_guarded`` and the
+    direct-creation test leave)."""
+    for statement in body:
+        if isinstance(statement, (ast.If, ast.FunctionDef, ast.AsyncFunctionDef)) or isinstance(
+                statement, (ast.With, ast.AsyncWith)) and "init_scope" in names_read(statement.items[0].context_expr):
+            continue  # `_guarded` reads the first item only
+        for name, value in ast.iter_fields(statement):
+            parts = value if isinstance(value, list) else [value]
+            if name in ("body", "orelse", "finalbody"):
+                yield from _unguarded(parts)
+            elif name in ("handlers", "cases"):
+                for part in parts:
+                    yield from _unguarded(part.body)
+                    yield from (n for field in ("type", "pattern", "guard") if getattr(part, field, None)
+                                for n in walk(getattr(part, field)))
+            else:
+                yield from (n for part in parts if isinstance(part, ast.AST) for n in walk(part))
 
 
 RECIPE = Recipe(

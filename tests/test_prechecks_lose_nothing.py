@@ -44,3 +44,153 @@ def _answer(source: str, path: str, recipes, isolated: bool) -> tuple:
 def test_findings_do_not_depend_on_prechecks(path, source):
     for isolated in (True, False):  # `check` (each recipe alone) and `fix` (chained)
         assert _answer(source, path, SHIPPED, isolated) == _answer(source, path, UNGATED, isolated)
+
+
+# Programs at the edges of the gradient-context gates (recipes/_pyast.py
+# gradient_calls and the prechecks around it): each reaches its recipe only
+# the way its comment says, so a gate that is too sharp loses its finding.
+GATE_EDGES = {
+    "assign_in_call_nested": ("assign-in-forward", """\
+import tensorflow as tf
+
+
+class Memory(tf.keras.layers.Layer):
+    def build(self, shape):
+        self.state = self.add_weight(shape=shape[1:], initializer="zeros")
+
+    def call(self, x):
+        self.state.assign(x[0] * 2.0)
+        return self.state * 3.0
+
+
+model = tf.keras.Sequential([Memory()])
+model.compile(optimizer="sgd", loss="mse")
+"""),  # an assign in a Keras call whose receiver the call reads again
+    "integer_var_list": ("integer-source", """\
+import tensorflow as tf
+
+w = tf.Variable(3)
+opt = tf.keras.optimizers.SGD(0.1)
+loss = lambda: tf.cast(w, tf.float32) ** 2
+opt.minimize(loss, var_list=[w])
+"""),  # an integer variable named only in `var_list=`
+    "nolp_aliased_function": ("numpy-on-loss-path", """\
+from tensorflow import function as compiled
+import tensorflow as tf
+
+model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+
+
+@compiled(jit_compile=False)
+def step(x):
+    y = model(x)
+    return float(tf.reduce_sum(y)) * x
+"""),  # `float(t)` in a function decorated with an alias of tf.function, called
+    "nolp_compiled_helper": ("numpy-on-loss-path", """\
+import tensorflow as tf
+
+
+def _scaled(y_pred):
+    return y_pred.numpy() * 2.0
+
+
+def scaled_loss(y_true, y_pred):
+    return tf.reduce_mean(tf.square(y_true - _scaled(y_pred)))
+
+
+model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+model.compile(optimizer="adam", loss=scaled_loss)
+"""),  # `.numpy()` in a helper of a loss given to compile
+    "nondiff_minimize_lambda": ("nondifferentiable-op", """\
+import tensorflow as tf
+
+w = tf.Variable([1.0, 2.0])
+opt = tf.keras.optimizers.SGD(0.1)
+opt.minimize(lambda: tf.reduce_sum(tf.round(w * 3.0)), [w])
+"""),  # a rounding in a lambda given to minimize, no tape
+    "outside_built_subscript": ("outside-tape", """\
+import tensorflow as tf
+
+
+class Scaled(tf.keras.layers.Layer):
+    def build(self, shape):
+        self.kernel = self.add_weight(shape=(shape[-1], 2))
+        self.doubled = self.kernel[0] * 2.0
+
+    def call(self, x):
+        return x * self.doubled
+"""),  # a build() tensor from an item of a weight
+    "predict_layer_method": ("predict-in-tape", """\
+import tensorflow as tf
+
+
+class Base(tf.keras.layers.Layer):
+    pass
+
+
+class Teacher(Base):
+    def __init__(self):
+        super().__init__()
+        self.net = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+
+    def call(self, x):
+        return self.score(x)
+
+    def score(self, x):
+        return self.net.predict(x) + x
+"""),  # predict in a method that `call` runs, the class a Layer through a base of the file
+    "predict_wrapped_function": ("predict-in-tape", """\
+import tensorflow as tf
+
+model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+
+
+def forward(x):
+    return model.predict(x)
+
+
+def train(x, y):
+    return tf.reduce_mean(forward(x) - y)
+
+
+step = tf.function(train)
+"""),  # predict in a helper of a function wrapped by tf.function(...)
+    "unconnected_unused_weight": ("unconnected-source", """\
+import tensorflow as tf
+
+
+class Extra(tf.keras.layers.Layer):
+    def build(self, shape):
+        self.kernel = self.add_weight(shape=(shape[-1], 1))
+        self.unused = self.add_weight(shape=(1,))
+
+    def call(self, x):
+        return tf.matmul(x, self.kernel)
+
+
+model = tf.keras.Sequential([Extra()])
+model.compile(optimizer="sgd", loss="mse")
+"""),  # a weight call never reads, in a module that compiles
+    "variable_in_while_tape": ("variable-in-call", """\
+import tensorflow as tf
+
+x = tf.constant([1.0])
+step = 0
+while step < 3:
+    try:
+        with tf.GradientTape() as tape:
+            w = tf.Variable([2.0])
+            y = w * x
+    finally:
+        step += 1
+    print(tape.gradient(y, w))
+"""),  # a variable made in a tape body in a while loop, inside try
+}
+
+
+@pytest.mark.parametrize("name", sorted(GATE_EDGES))
+def test_gates_let_each_context_through(name):
+    recipe, source = GATE_EDGES[name]
+    output, findings = _answer(source, f"{name}.py", SHIPPED, True)
+    assert recipe in {finding[0] for finding in findings}
+    assert (output, findings) == _answer(source, f"{name}.py", UNGATED, True)

@@ -11,7 +11,7 @@ from recipes import _fissix as s
 from recipes._model.dtypes import dtype_of, is_floating
 from recipes._model.sources import gradient_arguments
 
-_SOURCE_METHODS = {"gradient", "minimize", "jacobian"}
+SOURCE_METHODS = {"gradient", "minimize", "jacobian"}
 _ARITHMETIC = {"+", "-", "*", "/", "**"}
 # tf.* ops that want integers (indices, shapes, counts) or give integer semantics
 _WANT_INTEGERS = {"range", "one_hot", "gather", "gather_nd", "tile", "reshape", "fill", "zeros", "ones", "eye",
@@ -40,7 +40,7 @@ def is_gradient_source(model, leaf) -> bool:
             index = s.index_of(power.children, parent)
             method = power.children[index - 1]
             if method.type == s.syms.trailer and method.children[0].type == s.token.DOT \
-                    and method.children[1].value in _SOURCE_METHODS:
+                    and method.children[1].value in SOURCE_METHODS:
                 parts = gradient_arguments(power) if method.children[1].value == "gradient" else None
                 positional, _ = s.split_arguments(parent)
                 sources = parts[1] if parts else positional[1] if len(positional) > 1 else None
@@ -156,5 +156,6 @@ def in_tensorflow_call(model, expr, joins=None) -> bool:
     op = callee[len("tensorflow."):]
     if not callee.startswith("tensorflow.") or op in _WANT_INTEGERS:
         return False
-    partners = [a for a in s.call_args(call.children[-1]) if a is not expr and a.type != s.syms.argument]
+    trailer = expr.parent.parent if expr.parent.type == s.syms.arglist else expr.parent  # `f(x) ** 2` ends in 2
+    partners = [a for a in s.call_args(trailer) if a is not expr and a.type != s.syms.argument]
     return joins is None or op not in _COMBINING or all(float_partner(model, a, joins) for a in partners)

@@ -37,7 +37,8 @@ def _integer_literal(node) -> bool:
 def _literal_constant(model, value) -> bool:
     """``tf.constant(<int literal>)`` (or ``convert_to_tensor``) whose dtype,
     if spelled, is an integer one: made float by its spelling alone."""
-    if value is None or value.type != s.syms.power or model.callee(value) not in _LITERAL_MAKERS:
+    if value is None or value.type != s.syms.power or value.children[-1].type != s.syms.trailer \
+            or value.children[-1].children[0].type != s.token.LPAR or model.callee(value) not in _LITERAL_MAKERS:
         return False
     positional, keywords = s.split_arguments(value.children[-1])
     data = positional[0] if positional else keywords.get("value")
@@ -145,7 +146,8 @@ class Together:
         """The ``tf.while_loop`` call whose ``loop_vars`` display holds ``expr``; else None."""
         display = expr.parent.parent if expr.parent.type in (s.syms.listmaker, s.syms.testlist_gexp) else expr.parent
         call = call_passing(display) if s.literal_elements(display) else None
-        if call is None or self.model.callee(call) != "tensorflow.while_loop":
+        trailer = display.parent.parent if display.parent.type == s.syms.arglist else display.parent
+        if call is None or call.children[-1] is not trailer or self.model.callee(call) != "tensorflow.while_loop":
             return None
         positional, keywords = s.split_arguments(call.children[-1])
         return call if (positional[2] if len(positional) > 2 else keywords.get("loop_vars")) is display else None

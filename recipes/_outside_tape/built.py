@@ -5,11 +5,12 @@ reported, with the way out (recipes/outside_tape.py)."""
 from __future__ import annotations
 
 import ast
-from typing import List, Set
+from typing import Dict, List, Set
 
-from migrate.recipe import SourceFacts, propose
+from migrate.recipe import SourceFacts, propose, walk
 from recipes import _fissix as s
 from recipes._model import Kind, model_of
+from recipes._pyast import defines, keras_classes, on_self, statements
 
 _SHAPE_ATTRIBUTES = {"shape", "dtype", "get_shape", "name", "trainable"}
 _SHAPE_CALLS = {"shape", "ones_like", "zeros_like", "size", "rank", "shape_n", "len"}
@@ -91,24 +92,43 @@ def _in_shape_call(power) -> bool:
 
 
 def classes_building_tensors(facts: SourceFacts) -> List[ast.ClassDef]:
-    """Precheck: the classes with a ``call`` and a ``build`` that assigns
-    ``self.x`` a value computed from another ``self.y`` (not the attribute
-    itself)."""
-    found = []
-    for cls in facts.nodes(ast.ClassDef):
-        methods = {f.name: f for f in cls.body if isinstance(f, ast.FunctionDef)}
-        if "call" in methods and "build" in methods and any(
-                _self_target(node) and not isinstance(node.value, ast.Attribute) and _reads_self(node.value)
-                for node in ast.walk(methods["build"]) if isinstance(node, ast.Assign)):
-            found.append(cls)
-    return found
+    """Precheck: the classes that may be Keras layers (``keras_classes``)
+    whose ``build`` assigns ``self.x`` a value that reads another ``self.y``
+    and is not what ``built`` leaves alone on its face (the attribute itself,
+    ``f(...)`` or ``a[...]`` of a plain name, a trainable ``add_weight``),
+    where a ``call`` of the class reads ``self.x``."""
+    if not defines(facts, "build") or not defines(facts, "call"):
+        return []
+    keras = keras_classes(facts)
+    methods: Dict[int, Dict[str, List[ast.AST]]] = {}
+    for found in statements(facts, ast.FunctionDef, ast.AsyncFunctionDef):
+        if found.cls is not None and found.cls.name in keras and found.node.name in ("build", "call"):
+            methods.setdefault(id(found.cls), {}).setdefault(found.node.name, []).append(found.node)
+    found_classes = []
+    for cls in (found.node for found in statements(facts, ast.ClassDef)):
+        named = methods.get(id(cls), {})
+        read = {node.attr for call in named.get("call", ()) for node in walk(call) if on_self(node)}
+        if any(isinstance(node, ast.Assign) and _self_target(node) and node.targets[0].attr in read
+               and _may_build_from_weights(node.value)
+               for build in named.get("build", ()) for node in walk(build)):
+            found_classes.append(cls)
+    return found_classes
 
 
 def _self_target(node: ast.Assign) -> bool:
-    return len(node.targets) == 1 and isinstance(node.targets[0], ast.Attribute) \
-        and isinstance(node.targets[0].value, ast.Name) and node.targets[0].value.id == "self"
+    return len(node.targets) == 1 and on_self(node.targets[0])
 
 
-def _reads_self(value) -> bool:
-    return any(isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "self"
-               for n in ast.walk(value))
+def _may_build_from_weights(value) -> bool:
+    """Not ruled out on its face by ``built``: reads ``self.y``, and is not
+    ``self.y`` itself, ``f(...)`` / ``a[...]`` of a name (a power of two
+    children) or an ``add_weight``/``add_variable`` not given ``trainable=False``."""
+    if isinstance(value, ast.Attribute) or isinstance(value, (ast.Call, ast.Subscript)) and isinstance(
+            value.func if isinstance(value, ast.Call) else value.value, ast.Name):
+        return False
+    if isinstance(value, ast.Call) and (getattr(value.func, "attr", None) or getattr(value.func, "id", None)) \
+            in ("add_weight", "add_variable") and not any(
+                k.arg == "trainable" and isinstance(k.value, ast.Constant) and k.value.value is False
+                for k in value.keywords):
+        return False
+    return any(on_self(node) for node in walk(value))
