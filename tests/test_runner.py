@@ -288,13 +288,23 @@ def test_api_check_knows_the_names_tf23_attaches_at_import():
 
 def _report(role, expected, *checks):
     report = ProgramReport("p.py", role, "2", "ran", "some-recipe", expected)
-    report.checks = [Check(name, passed, "") for name, passed in checks]
+    report.checks = [Check(name, passed, "", {}, *rest) for name, passed, *rest in checks]
     return report
 
 
+_NONE = {"none_calls": [{"file": "p.py", "line": 3, "none_sources": ["x"]}]}
+
+
 @pytest.mark.parametrize("expected,checks,ok,verdict", [
-    ("none-gradient", [("gradients", False), ("training", False)], True, "expected failure observed"),
-    ("none-gradient", [("gradients", True), ("dynamic", False)], True, "expected failure observed"),
+    ("none-gradient", [("gradients", False, _NONE), ("training", False)], True, "expected failure observed"),
+    ("none-gradient", [("gradients", True), ("dynamic", False, {"none_variables": ["dense/kernel:0"]})], True,
+     "expected failure observed"),
+    ("none-gradient", [("gradients", False, {}, "ValueError: No gradients provided for any variable: ...")], True,
+     "expected failure observed"),
+    ("none-gradient", [("gradients", False, {}, "LookupError: Exception encountered when calling layer 'r'")],
+     True, "expected failure observed"),  # "No gradient defined for operation", its message elided by Keras
+    ("none-gradient", [("gradients", False, {}, "ValueError: Argument `initial_value` could not be lifted")],
+     False, "failed for another reason"),  # raised, but no None gradient was seen
     ("graph-error", [("gradients", True), ("graph", True)], False, "unexpectedly passed"),
     ("graph-error", [("gradients", False), ("graph", True)], False, "failed for another reason"),
     ("completeness", [("attribution", False), ("api", False)], False, "fail: api"),

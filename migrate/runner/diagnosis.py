@@ -39,11 +39,10 @@ from migrate.options import Options
 from migrate.registry import all_recipes
 from migrate.result import Diagnostic
 
-from .report import ProgramReport
+from .report import NO_GRADIENT, ProgramReport
 from .unfixed import ERROR_AT
 
 # a raised error that means a gradient was None, and the variables it lists
-_NO_GRADIENT = re.compile(r"No gradients provided for any variable|No gradient defined for operation")
 _VARIABLES = re.compile(r"variable:?\s*\(?\[([^\]]*)\]")
 _SHOWN = 3  # variables named in a sentence
 
@@ -133,7 +132,7 @@ def none_gradients(program: ProgramReport, path: str, shown_path: Optional[str] 
         if check.details.get("none_variables"):
             add(None, check.details["none_variables"], check.name)
         at = ERROR_AT.search(check.error or "")
-        if at and _NO_GRADIENT.search(check.error) and os.path.realpath(at.group(1)) in targets:
+        if at and NO_GRADIENT.search(check.error) and os.path.realpath(at.group(1)) in targets:
             listed = _VARIABLES.search(check.error)
             names = re.findall(r"'([^']*)'", listed.group(1)) if listed else []
             add(int(at.group(2)), names, check.name)

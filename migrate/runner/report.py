@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field
 from typing import List, Optional, Tuple
+
+
+# LookupError is what TensorFlow raises for "No gradient defined for operation"; Keras
+# wraps it as "LookupError: Exception encountered when calling layer ..." (the message elided)
+NO_GRADIENT = re.compile(r"No gradients provided for any variable|No gradient defined for operation|^LookupError\b")
 
 
 @dataclass
@@ -16,6 +22,13 @@ class Check:
     numbers: dict = field(default_factory=dict)
     details: dict = field(default_factory=dict)
     error: Optional[str] = None
+
+    def saw_none_gradient(self) -> bool:
+        """The check failed on a None gradient: a gradient call of the program that
+        returned None, a variable without gradient, or an optimizer's "No gradients
+        provided" (not any exception: a program that raises elsewhere shows no bug)."""
+        return not self.passed and bool(self.details.get("none_calls") or self.details.get("none_variables")
+                                        or NO_GRADIENT.search(self.error or ""))
 
     @classmethod
     def from_child(cls, data: dict) -> "Check":
