@@ -248,10 +248,7 @@ def _maybe_frozen(model, call, plan) -> List[str]:
     """Under tf.keras a frozen layer's variables get gradients through ``.variables`` and
     ``apply_gradients`` trains them: the fix stops that. Safe only when no layer can be
     frozen: the owner is built by a call in this module and nothing here sets ``trainable``."""
-    root = call
-    while root.parent is not None:
-        root = root.parent
-    if _FREEZE.search(str(root)):
+    if _FREEZE.search(str(s.find_root(call))):
         return ["this module sets `trainable`: under tf.keras a frozen layer's variables are trained "
                 "through `.variables`, and the fix stops that"]
     owner = next(plan.sources.leaves()) if plan.bound is None else next(plan.bound.leaves())
