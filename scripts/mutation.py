@@ -57,18 +57,34 @@ TESTS: Dict[str, List[str]] = {
     "migrate/toplevel.py": ["tests/test_toplevel.py", "tests/test_incremental.py"],
     "migrate/cache.py": ["tests/test_scale.py", "tests/test_mutants_engine.py"],
 }
+# a recipe's family of generated programs (tests/test_variants_*.py): its
+# fast tests score every program; a helper package is judged by its recipe's
+VARIANTS = {
+    "scalar_target": "ig_attribution", "suffix_mixup": "ig_attribution",
+    "nondifferentiable_op": "nondiff_assign", "assign_in_forward": "nondiff_assign",
+    "numpy_accumulator": "numpy_accumulator", "numpy_on_loss_path": "numpy_loss_path",
+    "outside_tape": "outside_tape", "per_step_tape": "per_step_tape",
+    "typed_convert": "typed_convert", "unwatched_source": "watch", "integer_source": "watch",
+    "vectorize_sample_loop": "sample_loops_unused", "unused_model_instance": "sample_loops_unused",
+}
+HELPERS = {"_numpy_accumulator": "numpy_accumulator", "_integer_source": "integer_source",
+           "_outside_tape": "outside_tape", "_functional_update": "assign_in_forward"}
 STATUSES = ("killed", "survived", "timeout", "suspicious", "no tests", "skipped",
             "segfault", "check was interrupted by user", "not checked", "caught by type check")
 
 
 def tests_for(module: str) -> List[str]:
-    """A recipe module's own tests (tests/recipes/test_<id>.py) plus the
-    engine's mutant checks; a model or engine module's from ``TESTS``."""
+    """A recipe module's own tests (tests/recipes/test_<id>.py), its variant
+    family's and the engine's mutant checks (a helper package's or module's:
+    its recipe's); a model or engine module's from ``TESTS``."""
     if module in TESTS:
         return TESTS[module]
-    recipe = Path(module)
-    if recipe.parent == Path("recipes") and (ROOT / f"tests/recipes/test_{recipe.stem}.py").exists():
-        return [f"tests/recipes/test_{recipe.stem}.py", "tests/test_mutants_engine.py"]
+    path = Path(module)
+    if path.parts[0] == "recipes" and len(path.parts) in (2, 3):
+        recipe = HELPERS.get(path.parts[1] if len(path.parts) == 3 else path.stem, path.stem)
+        if (ROOT / f"tests/recipes/test_{recipe}.py").exists():
+            family = [f"tests/test_variants_{VARIANTS[recipe]}.py"] if recipe in VARIANTS else []
+            return [f"tests/recipes/test_{recipe}.py", *family, "tests/test_mutants_engine.py"]
     raise SystemExit(f"no test selection for {module}: add it to TESTS in {__file__}")
 
 
