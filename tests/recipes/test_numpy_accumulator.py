@@ -304,6 +304,11 @@ def test_index_on_axis_two_transposes_back():
     ("buf[-1] = self.dense(x)", "the index `-1` may be negative"),
     ("for t in range(-2, 0):\n        buf[t] = self.dense(x)", "the index `t` may be negative"),
     ("k = 0\n    while k < 2:\n        buf[k] = self.dense(x)\n        k -= 1", "the index `k` may be negative"),
+    # the slice's upper bound is an index too
+    ("for t in range(2):\n        buf[t:2 - t] = self.dense(x)", "the index `2 - t` may be negative"),
+    # read below the write, but the outer loop writes again after it
+    ("for t in range(2):\n        for j in range(3):\n            buf[t, j] = tf.reduce_sum(self.dense(x))\n"
+     "        y = buf", "`y = buf` reads the whole buffer while it is still written"),
 ])
 def test_unsupported_shapes_are_reported_without_a_fix(body, reason):
     source = ("import numpy as np\nimport tensorflow as tf\n\n\ndef f(self, x):\n"
@@ -329,6 +334,13 @@ _SCATTERED = {
     "slice": "for t in range(2):\n        buf[t:t + 1] = self.dense(x[t:t + 1])",
     "unrolled": "buf[0] = self.dense(x[0:1])\n    buf[1] *= self.dense(x[1:2])",
 }
+
+
+def test_an_augmented_write_becomes_a_scatter_add_of_the_value():
+    """``buf[t] += v`` adds ``v`` at ``t`` (no read of the old slot)."""
+    result = run(_scattered("for t in range(2):\n        buf[t] += self.dense(x[t:t + 1])"), NA)
+    assert "buf = tf.tensor_scatter_nd_add(buf, [[t]], [tf.reshape(tf.cast(self.dense(x[t:t + 1]), buf.dtype), " \
+        "tf.shape(buf[t]))])" in result.output
 
 
 def _scattered(body: str) -> str:

@@ -282,6 +282,9 @@ def test_a_softmax_where_the_model_is_built_is_evidence_of_classes():
     "        return tf.squeeze(self.d(x), axis=-1)\n",
     "class Energy(tf.keras.Model):\n    def call(self, x):\n        return tf.reduce_sum(x * x, axis=-1)\n",
     "class Energy(tf.keras.Model):\n    def call(self, x):\n        h = x * 2.0\n        return h[:, 0]\n",
+    # the rank-one value returned through a name bound to it
+    "class Energy(tf.keras.Model):\n    def call(self, x):\n        e = tf.reduce_sum(x * x, axis=-1)\n"
+    "        return e\n",
     "def Energy():\n    return tf.keras.Sequential([tf.keras.layers.Dense(3), tf.keras.layers.Dense(1), "
     "tf.keras.layers.Reshape(())])\n",
 ])
@@ -314,6 +317,47 @@ def test_outputs_collected_in_a_list_are_seen(target, fixed):
             return tape.gradient(outs, [x, path])
         """, "scalar-target")
     assert f"outs = {fixed}\n" in result.output and only(result).safety == "unsafe"
+
+
+def test_a_comprehension_of_a_model_attribute_of_self_is_seen():
+    """The callee ``self.scorer`` is a model by the class that assigns it a
+    subclass of ``Model`` (the spelling rules), inside a comprehension."""
+    result = run_body("""
+        class Scorer(tf.keras.Model):
+            def call(self, x):
+                return x
+
+
+        class Explainer:
+            def __init__(self):
+                self.scorer = Scorer()
+
+            def explain(self, path):
+                with tf.GradientTape() as tape:
+                    tape.watch(path)
+                    outs = [self.scorer(p) for p in path]
+                return tape.gradient(outs, path)
+        """, "scalar-target")
+    assert "self.scorer(p)" in only(result).message
+
+
+def test_an_argmax_of_the_same_model_in_another_function_is_evidence_of_classes():
+    result = run_body("""
+        model = tf.keras.models.load_model("m.h5")
+
+
+        def predict(batch):
+            return tf.argmax(model(batch), axis=-1)
+
+
+        def explain(x):
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                probs = model(x)
+            return tape.gradient(probs, x)
+        """, "scalar-target")
+    assert "probs = model(x)[:, 0]\n" in result.output
+    assert "an argmax of the output at line 10" in only(result).message
 
 
 @pytest.mark.parametrize("gradient", [
