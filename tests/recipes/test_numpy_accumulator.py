@@ -404,6 +404,23 @@ def test_row_columns_scatter_the_value_into_a_background_row(columns, selection)
     assert "buf = buf.stack()" in out
 
 
+def test_row_columns_of_a_buffer_of_unknown_shape_are_reported_without_a_fix():
+    """The background row needs the width: ``np.ones(shape)`` does not say it."""
+    source = dedent("""
+        import numpy as np
+        import tensorflow as tf
+
+        def f(self, x, shape):
+            buf = np.ones(shape)
+            for t in range(2):
+                buf[t, [0, 2]] = self.dense(x[t:t + 1])
+            return buf
+        """)
+    result = run(source, NA)
+    [diagnostic] = result.diagnostics
+    assert result.output == source and not diagnostic.fixable
+
+
 @pytest.mark.parametrize("factory, background", [
     ("np.copy(x)", "tf.convert_to_tensor(x)"), ("np.zeros_like(x)", "tf.zeros_like(x)"),
     ("np.empty_like(x, dtype=np.float64)", "tf.zeros_like(x, dtype=tf.float64)"),
