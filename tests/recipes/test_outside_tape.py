@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from recipe_cases import check_case, dedent, invalid, params, valid
+from recipe_cases import check_case, dedent, invalid, params, run, valid
 
 RECIPE = "outside-tape"
 
@@ -235,3 +235,15 @@ CASES = [
 @pytest.mark.parametrize("case", params(CASES))
 def test_failure_class(case):
     check_case(RECIPE, case)
+
+
+def test_a_jacobian_alone_is_checked_like_a_gradient():
+    """No ``.gradient(`` in the file: the precheck's ``.jacobian(`` gate lets it through."""
+    result = run(program("""
+        pred = model(x)
+        with tf.GradientTape() as tape:
+            loss = tf.square(pred - y)
+        jac = tape.jacobian(loss, model.trainable_variables)
+        """), RECIPE)
+    assert "with tf.GradientTape() as tape:\n    pred = model(x)\n" in result.output
+    assert result.diagnostics[0].applied
