@@ -247,3 +247,39 @@ def test_a_jacobian_alone_is_checked_like_a_gradient():
         """), RECIPE)
     assert "with tf.GradientTape() as tape:\n    pred = model(x)\n" in result.output
     assert result.diagnostics[0].applied
+
+
+def test_a_call_on_a_weight_made_by_add_variable_in_build_is_reported():
+    """A call of the weight (not ``f(self.w)`` of a bare name), no gradient in
+    the file: the precheck's class rule alone lets it through."""
+    result = run("""
+        import tensorflow as tf
+
+
+        class Projected(tf.keras.layers.Layer):
+            def build(self, input_shape):
+                self.v = self.add_variable("v", shape=(input_shape[-1], 1))
+                self.t = tf.transpose(self.v)
+
+            def call(self, inputs):
+                return inputs * self.t
+        """, RECIPE)
+    [finding] = result.diagnostics
+    assert "`self.t` is computed from the weights `self.v` once" in finding.message
+
+
+def test_a_weight_read_by_a_bare_shape_call_in_build_is_no_finding():
+    result = run("""
+        import tensorflow as tf
+        from tensorflow import ones_like
+
+
+        class Masked(tf.keras.layers.Layer):
+            def build(self, input_shape):
+                self.kernel = self.add_weight(name="kernel", shape=(input_shape[-1], 2))
+                self.mask = ones_like(self.kernel) * 2.0
+
+            def call(self, inputs):
+                return tf.matmul(inputs, self.kernel * self.mask)
+        """, RECIPE)
+    assert not result.diagnostics
