@@ -283,3 +283,33 @@ def test_a_weight_read_by_a_bare_shape_call_in_build_is_no_finding():
                 return tf.matmul(inputs, self.kernel * self.mask)
         """, RECIPE)
     assert not result.diagnostics
+
+
+def test_a_statement_moved_into_a_def_keeps_its_continuation_lines_indented():
+    result = run("""
+        import tensorflow as tf
+
+        layer = tf.keras.layers.Dense(2)
+        output = layer(
+            tf.ones([1, 2]))
+
+
+        def loss_fn():
+            return tf.reduce_mean(tf.square(1.0 - output))
+
+
+        tf.keras.optimizers.Adam(0.1).minimize(loss_fn, var_list=layer.trainable_variables)
+        """, RECIPE)
+    assert "def loss_fn():\n    output = layer(\n        tf.ones([1, 2]))\n    return" in result.output
+
+
+def test_a_lambda_with_parameters_is_reported_with_the_reason():
+    result = run("""
+        import tensorflow as tf
+
+        w = tf.Variable(1.0)
+        cost = w * 2.0
+        tf.keras.optimizers.SGD(0.1).minimize(lambda *a: cost, var_list=[w])
+        """, RECIPE)
+    [finding] = result.diagnostics
+    assert not finding.fixable and finding.message.endswith("(the lambda takes parameters)")
