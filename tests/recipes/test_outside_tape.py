@@ -313,3 +313,13 @@ def test_a_lambda_with_parameters_is_reported_with_the_reason():
         """, RECIPE)
     [finding] = result.diagnostics
     assert not finding.fixable and finding.message.endswith("(the lambda takes parameters)")
+
+
+def test_a_tuple_assignment_before_the_tape_moves_in():
+    result = run(program("""
+        pred, target = model(x), y
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.square(pred - target))
+        grads = tape.gradient(loss, model.trainable_variables)
+        """), RECIPE)
+    assert "with tf.GradientTape() as tape:\n    pred, target = model(x), y\n    loss" in result.output
