@@ -404,6 +404,48 @@ def test_row_columns_scatter_the_value_into_a_background_row(columns, selection)
     assert "buf = buf.stack()" in out
 
 
+def _in_f(body: str) -> str:
+    return ("import numpy as np\nimport tensorflow as tf\n\n\ndef rows():\n    return [0.0, 0.0]\n\n\n"
+            "def f(self, x):\n" + textwrap.indent(dedent(body), "    "))
+
+
+def test_a_conversion_after_the_loop_gives_the_tensor_array_its_dtype():
+    result = run(_in_f("""
+        buf = np.zeros((2, 3))
+        for t in range(2):
+            buf[t] = self.dense(x[t:t + 1])
+        buf = tf.convert_to_tensor(buf, dtype=tf.float64)
+        return buf
+        """), NA)
+    assert "buf = tf.TensorArray(tf.float64, size=2)" in result.output
+    assert "buf = buf.stack()\n    return buf" in result.output and "convert_to_tensor" not in result.output
+
+
+def test_a_list_made_by_a_helper_is_no_buffer():
+    """Only a helper the model knows returns a NumPy array makes a buffer."""
+    result = run(_in_f("""
+        buf = rows()
+        for t in range(2):
+            buf[t] = self.dense(x[t:t + 1])
+        return buf
+        """), NA)
+    assert not result.diagnostics
+
+
+def test_a_fill_value_by_keyword_is_reported_without_a_fix():
+    """The scatter path needs ``np.full``'s fill value; given by keyword it is
+    not read, so no fix (and no crash on the missing positional)."""
+    source = _in_f("""
+        buf = np.full((2, 3), fill_value=0.5)
+        for t in range(2):
+            buf[t, 0] = tf.reduce_sum(self.dense(x[t:t + 1]))
+        return buf
+        """)
+    result = run(source, NA)
+    [diagnostic] = result.diagnostics
+    assert result.output == source and not diagnostic.fixable
+
+
 def test_row_columns_of_a_buffer_of_unknown_shape_are_reported_without_a_fix():
     """The background row needs the width: ``np.ones(shape)`` does not say it."""
     source = dedent("""
