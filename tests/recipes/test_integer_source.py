@@ -287,3 +287,55 @@ def test_a_float_literal_keeps_its_spelling_of_the_module():
         print(tape.gradient(loss, w))
         """, RECIPE)
     assert "w = tf.compat.v2.Variable(4.0)\n" in result.output
+
+
+def test_a_bare_variable_imported_from_tensorflow_is_made_float():
+    result = run_body("""
+        from tensorflow import Variable
+
+        w = Variable(5)
+        with tf.GradientTape() as tape:
+            loss = tf.cast(w * w, tf.float32)
+        grads = tape.gradient(loss, [w])
+        """, RECIPE)
+    assert "w = Variable(5.0)\n" in result.output and result.diagnostics[0].safety == "safe"
+
+
+def test_a_jacobian_source_is_a_gradient_source():
+    result = run_body("""
+        w = tf.Variable(3)
+        with tf.GradientTape() as tape:
+            y = tf.cast(w, tf.float32) * 2.0
+        print(tape.jacobian(y, w))
+        """, RECIPE)
+    assert "w = tf.Variable(3.0)\n" in result.output
+
+
+@pytest.mark.parametrize("body, reason", [
+    # an integer tensor operand: the sum's dtype is the integer one's
+    ("n = tf.constant(2)\nwith tf.GradientTape() as tape:\n    z = w + n\n    loss = tf.cast(z, tf.float32)\n"
+     "print(tape.gradient(loss, w))\n", "unsafe: `w + n` (line 9) may rely on the integer dtype"),
+    # a float literal spelled with an exponent: a float variable serves the update
+    ("with tf.GradientTape() as tape:\n    loss = tf.cast(w, tf.float32) ** 2\n"
+     "w.assign_sub(1e-1 * tape.gradient(loss, w))\n", None),
+])
+def test_a_read_is_unsafe_only_when_a_float_would_change_it(body, reason):
+    result = run_body("w = tf.Variable(3)\n" + body, RECIPE)
+    [finding] = result.diagnostics
+    assert "w = tf.Variable(3.0)\n" in result.output
+    assert finding.safety == ("unsafe" if reason else "safe")
+    assert reason is None or finding.message.endswith(reason)
+
+
+def test_a_weight_read_by_floor_division_in_call_is_unsafe_and_named():
+    result = run_body("""
+        class Halve(tf.keras.layers.Layer):
+            def build(self, input_shape):
+                self.k = self.add_weight(name="k", shape=(), initializer="ones", dtype="int32")
+
+            def call(self, inputs):
+                return inputs * tf.cast(self.k // 2, tf.float32)
+        """, RECIPE)
+    [finding] = result.diagnostics
+    assert finding.safety == "unsafe" and finding.message.endswith("unsafe: `self.k // 2` (line 11) may rely on "
+                                                                   "the integer dtype")
