@@ -339,3 +339,30 @@ def test_a_weight_read_by_floor_division_in_call_is_unsafe_and_named():
     [finding] = result.diagnostics
     assert finding.safety == "unsafe" and finding.message.endswith("unsafe: `self.k // 2` (line 11) may rely on "
                                                                    "the integer dtype")
+
+
+_LOOPED = """
+    i = tf.constant(1)
+    inc = tf.constant(1)
+    with tf.GradientTape() as tape:
+        tape.watch(i)
+        out = tf.while_loop(lambda i, inc: i <= 5, lambda i, inc: [i + inc, inc], [i, inc])
+    print(tape.gradient(out[0], i))
+    """
+
+
+@pytest.mark.parametrize("old, new, reason", [
+    ("[i, inc])", "[i, 5])", "no fix: `tf.while_loop(lambda i, inc: i <= 5, lambda i, inc: [i + inc, inc], [i, 5])` "
+     "(line 10) also carries `5`, which cannot become float with it"),
+    ("tf.while_loop(lambda i, inc: i <= 5, lambda i, inc: [i + inc, inc], [i, inc])",
+     "tf.while_loop(cond, body, [i, inc])", "its cond is not a function of this module taking the loop variables"),
+])
+def test_a_loop_the_constants_cannot_cross_is_reported_with_the_reason(old, new, reason):
+    body = _LOOPED.replace(old, new)
+    if "cond," in new:  # names bound to lambdas, not functions of the module
+        body = body.replace("    with", "    cond = lambda i, inc: i <= 5\n    body = lambda i, inc: [i + inc, inc]\n"
+                            "    with", 1)
+    result = run_body(body, RECIPE)
+    [finding] = result.diagnostics
+    assert not finding.fixable and finding.message.endswith(reason)
+
