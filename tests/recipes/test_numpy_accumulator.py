@@ -967,3 +967,64 @@ def test_a_buffer_written_with_a_numpy_call_on_a_tensor_is_planned_with_the_call
     checked = transform(source, "m.py", Options(tuple(resolve([NA])), unsafe_fixes=True, isolated=True))
     assert [d.message.split(" ")[0] for d in checked.diagnostics] == ["`buf[i]", "`np.mean(self.dense(x),"]
     assert "buf = buf.write(i, tf.reduce_mean(self.dense(x), axis=0))" in fixed(source, NA)
+
+
+@pytest.mark.parametrize("source", [
+    # the only TensorFlow name imported from a submodule, under an alias
+    """
+    import numpy as np
+    from tensorflow.keras.models import load_model as lm
+
+
+    def f(x):
+        buf = np.zeros((2, 3))
+        net = lm("m.h5")
+        for t in range(2):
+            buf[t] = net(x[t:t + 1])
+        return buf
+    """,
+    # a tf.function called with options (another context elsewhere: the
+    # precheck then keeps only the functions a context reaches)
+    """
+    import numpy as np
+    import tensorflow as tf
+
+
+    class Other(tf.keras.layers.Layer):
+        def call(self, x):
+            return x
+
+
+    @tf.function(jit_compile=True)
+    def f(x):
+        buf = np.zeros((2, 3))
+        for t in range(2):
+            buf[t] = tf.reduce_sum(x[t:t + 1], axis=0)
+        return buf
+    """,
+    # a loss function handed to compile
+    """
+    import numpy as np
+    import tensorflow as tf
+
+
+    class Other(tf.keras.layers.Layer):
+        def call(self, x):
+            return x
+
+
+    def my_loss(y_true, y_pred):
+        buf = np.zeros((2, 3))
+        for t in range(2):
+            buf[t] = tf.reduce_sum(y_pred[t:t + 1], axis=0)
+        return tf.reduce_mean(buf)
+
+
+    model = tf.keras.Sequential([tf.keras.layers.Dense(3)])
+    model.compile(loss=my_loss)
+    """,
+], ids=["submodule_alias", "tf_function_options", "compiled_loss"])
+def test_the_precheck_lets_through_each_way_a_buffer_meets_tensors(source):
+    result = run(source, NA)
+    [diagnostic] = result.diagnostics
+    assert diagnostic.applied and "tf.TensorArray" in result.output
