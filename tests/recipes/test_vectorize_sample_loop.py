@@ -81,6 +81,48 @@ def test_a_loop_over_positions_is_not_a_sample_loop():
     assert fixed(source, VS) == dedent(source)
 
 
+def test_a_while_loop_over_the_samples_is_batched():
+    out = fixed("""
+        import tensorflow as tf
+
+
+        def call(self, x):
+            n = tf.shape(x)[0]
+            rows = tf.TensorArray(tf.float32, size=n)
+
+            def step(i, rows):
+                code = self.enc(tf.reshape(x[i], [1, 4]))
+                rows = rows.write(i, code[0])
+                return i + 1, rows
+            _, rows = tf.while_loop(lambda i, *_: i < n, step, [0, rows])
+            return rows.stack()
+        """, VS)
+    assert "    code = self.enc(tf.reshape(x, [-1, 4]))\n    rows = code\n    return rows\n" in out
+    assert "while_loop" not in out and "def step" not in out
+
+
+def test_a_layer_built_in_the_function_is_a_per_sample_layer():
+    out = fixed("""
+        import tensorflow as tf
+
+
+        def encode(x):
+            enc = tf.keras.layers.Dense(2)
+            n = tf.shape(x)[0]
+            rows = tf.TensorArray(tf.float32, size=n)
+            for j in range(n):
+                rows = rows.write(j, tf.reshape(enc(tf.reshape(x[j], [1, 4])), [2]))
+            return rows.stack()
+        """, VS)
+    assert "    rows = tf.reshape(enc(tf.reshape(x, [-1, 4])), [-1, 2])\n    return rows\n" in out
+
+
+def test_the_stack_assigned_to_another_name_stays_an_assignment():
+    out = fixed(loop_source("rows = rows.write(j, tf.reshape(self.enc(tf.reshape(x[j], [1, 4])), [2]))")
+                .replace("return rows.stack()[0], rows.stack()", "out = rows.stack()\n        return out"), VS)
+    assert "    out = rows\n    return out\n" in out
+
+
 CASES = [
     invalid("per_sample_chain", """
         import tensorflow as tf
