@@ -1028,3 +1028,27 @@ def test_the_precheck_lets_through_each_way_a_buffer_meets_tensors(source):
     result = run(source, NA)
     [diagnostic] = result.diagnostics
     assert diagnostic.applied and "tf.TensorArray" in result.output
+
+
+@pytest.mark.parametrize("join, fixed_as", [
+    ("np.concatenate(parts, axis=1)", "tf.concat(parts, axis=1)"),
+    ("np.stack(parts, dtype=np.float32)", None),  # no tf.stack argument for dtype
+])
+def test_a_join_of_a_tensor_list_becomes_its_tensorflow_join_or_says_why_not(join, fixed_as):
+    source = dedent(f"""
+        import numpy as np
+        import tensorflow as tf
+
+
+        class M(tf.keras.Model):
+            def call(self, x):
+                parts = [self.dense(x), self.dense(x)]
+                return {join}
+        """)
+    result = run(source, NA)
+    [diagnostic] = result.diagnostics
+    if fixed_as:
+        assert result.output.endswith(f"return {fixed_as}\n") and diagnostic.applied
+    else:
+        assert result.output == source
+        assert diagnostic.message.endswith("(its arguments have no tf.stack/tf.concat equivalent)")
