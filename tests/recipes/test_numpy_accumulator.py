@@ -1052,3 +1052,25 @@ def test_a_join_of_a_tensor_list_becomes_its_tensorflow_join_or_says_why_not(joi
     else:
         assert result.output == source
         assert diagnostic.message.endswith("(its arguments have no tf.stack/tf.concat equivalent)")
+
+
+def test_a_loop_over_a_tensor_bound_becomes_a_while_loop_in_the_module_spelling():
+    result = run(_in_f("""
+        n = tf.shape(x)[0]
+        buf = np.zeros((4, 3))
+        for t in range(n):
+            buf[t] = self.dense(x[t:t + 1])
+        return buf
+        """), NA)
+    assert "    _, buf = tf.while_loop(lambda t, *_: t < n, fill_buf, [0, buf])\n" in result.output
+
+
+def test_tf_is_preferred_to_another_spelling_of_tensorflow():
+    source = _in_f("""
+        buf = np.zeros((2, 3))
+        for t in range(2):
+            buf[t] = self.dense(x[t:t + 1])
+        return buf
+        """).replace("import tensorflow as tf\n", "import tensorflow\nimport tensorflow as tf\n")
+    result = run(source, NA)
+    assert "buf = tf.TensorArray(tf.float32, size=2)" in result.output
