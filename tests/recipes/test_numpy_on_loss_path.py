@@ -258,3 +258,19 @@ def test_a_rewritten_return_leaves_no_recipe_reading_a_stale_node():
     result = transform(source, "head.py", Options(tuple(all_recipes().values())))
     assert result.errors == []
     assert [d.recipe for d in result.diagnostics] == ["numpy-on-loss-path"]
+
+
+def test_a_value_copied_into_a_numpy_slot_in_a_tape_is_a_log_not_a_finding():
+    """``log[i] = pred.numpy()``: recorded into a NumPy buffer on purpose,
+    while the loss itself stays a tensor."""
+    source = IMPORTS + dedent("""
+        def step(model, x, y, i):
+            log = np.zeros((4, 2))
+            with tf.GradientTape() as tape:
+                pred = model(x)
+                log[i] = pred.numpy()
+                loss = tf.reduce_mean(tf.square(pred - y))
+            return tape.gradient(loss, model.trainable_variables)
+        """)
+    result = transform(source, "case.py", Options(tuple(resolve([RECIPE]))))
+    assert not result.errors and not result.diagnostics
