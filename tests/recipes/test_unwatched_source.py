@@ -276,3 +276,20 @@ def test_a_numpy_source_is_converted_before_the_tape_with_the_modules_spelling()
     assert "x = tf.convert_to_tensor(x, dtype=tf.float32)\nwith tf.GradientTape() as tape:\n    tape.watch(x)\n" \
         in result.output
 
+
+
+def test_a_gradient_call_on_a_parameter_named_like_a_tape_is_left_alone():
+    """``g``'s ``tape`` is no ``with`` tape the model sees: no decision."""
+    result = run_body("""
+        def f(x):
+            x = tf.constant(x)
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                y = x * x
+            return tape.gradient(y, x)
+
+
+        def g(tape, x):
+            return tape.gradient(x * 2.0, x)
+        """, RECIPE)
+    assert result.output == result.source and not result.diagnostics
