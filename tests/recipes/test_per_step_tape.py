@@ -455,3 +455,33 @@ def test_a_watched_numpy_array_raises_before_and_attributes_completely_after_on_
     for program in by_path[str(before)]:
         failed = [c for c in program.checks if not c.passed]
         assert [c.name for c in failed] == ["attribution"] and "ValueError" in (failed[0].error or "")
+
+
+def test_a_watched_numpy_array_passed_by_keyword_is_an_argument_not_an_operand():
+    result = run_body("""
+        def saliency(model, image):
+            x = image.numpy()
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                y = model(inputs=x[None])
+            return tape.gradient(y, x) * x
+        """, "per-step-tape", unsafe=False)
+    assert [(d.safety, d.applied) for d in result.diagnostics] == [("safe", True)]
+    assert "y = model(inputs=x_tensor[None])" in body_of(result)
+
+
+def test_an_item_of_a_path_step_is_bound_once_not_rebuilt_as_the_step():
+    """``path[i][0]`` is not the stacked path's step ``path[i]``: rebuilding
+    the step would drop the ``[0]``."""
+    result = run_body("""
+        def ig(model, x, baseline, alphas):
+            path = tf.stack([baseline + a * (x - baseline) for a in alphas])
+            grads = []
+            for i in range(len(alphas)):
+                with tf.GradientTape() as tape:
+                    tape.watch(path[i][0])
+                    out = model(path[i][0])
+                grads.append(tape.gradient(out, path[i][0]))
+            return grads
+        """, "per-step-tape", unsafe=False)
+    assert "        watched = path[i][0]\n" in body_of(result) and "path_step" not in body_of(result)
