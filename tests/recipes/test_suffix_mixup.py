@@ -169,3 +169,20 @@ def test_a_difference_spelled_with_a_subtract_imported_from_tensorflow():
             return tf.multiply(subtract(x_b, 0.0), grads_a)
         """, RECIPE)
     assert "tf.multiply(subtract(x_b, 0.0), grads_b)" in result.output
+
+
+def test_two_gradients_of_the_input_that_nothing_tells_apart_are_named_without_a_fix():
+    result = run_body("""
+        def attribute(model, x_1, x_2, base_1, base_2):
+            with tf.GradientTape(persistent=True) as tape:
+                tape.watch([x_1, x_2])
+                out = model([x_1, x_2])
+            g_1 = tape.gradient(out, x_1)
+            g_2 = tape.gradient(out, x_2)
+            h_2 = tape.gradient(out, x_2)
+            ig_2 = (x_2 - base_2) * g_1
+            return ig_2
+        """, RECIPE)
+    finding = only(result)
+    assert not finding.fixable and result.output == result.source
+    assert "whose own gradients are in scope (`g_2`, `h_2`): use the gradient" in finding.message
