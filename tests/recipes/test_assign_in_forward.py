@@ -12,7 +12,7 @@ import pytest
 from migrate.engine import Options, transform
 from migrate.registry import all_recipes
 
-from recipe_cases import check_case, fixed, invalid, params, valid
+from recipe_cases import check_case, fixed, invalid, params, run, valid
 
 RECIPE = "assign-in-forward"
 
@@ -313,3 +313,31 @@ def test_a_recipe_deciding_after_the_fix_sees_the_rewritten_body():
     result = transform(case.source, "case.py", Options(tuple(all_recipes().values()), unsafe_fixes=True,
                                                        isolated=True))
     assert [d.recipe for d in result.diagnostics] == [RECIPE], result.diagnostics
+
+
+_JACOBIAN = """
+    import tensorflow as tf
+
+    v = tf.Variable(1.0)
+    x = tf.constant(2.0)
+    with tf.GradientTape() as t:
+        t.watch(x)
+        v.assign_add(x)
+        loss = v * v
+        print(float(v))
+    print(t.jacobian(loss, x))
+    """
+
+
+def test_a_jacobian_target_and_a_builtin_reading_the_value_get_the_functional_update():
+    """No ``.gradient(`` in the file; ``float(v)`` takes the value, so it reads
+    the new tensor as well."""
+    out = fixed(_JACOBIAN, RECIPE)
+    assert "    v_value = v + x\n    v.assign(v_value)\n    loss = v_value * v_value\n" in out
+    assert "    print(float(v_value))\n" in out
+
+
+def test_an_assign_with_more_than_its_value_and_options_is_not_fixed_and_says_why():
+    [finding] = run(_JACOBIAN.replace("v.assign_add(x)", "v.assign_add(x, True)"), RECIPE).diagnostics
+    assert not finding.fixable
+    assert finding.message.endswith("Not fixed: the assign's arguments are not the value and its options")
