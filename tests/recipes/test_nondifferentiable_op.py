@@ -206,3 +206,23 @@ def test_a_padding_mask_layer_is_left_alone_and_an_argmax_over_its_own_weights_i
         """, RECIPE)
     assert [(d.line, d.message.split("`")[1]) for d in result.diagnostics] == \
         [(17, "tf.argmax(self.dense(x), axis=-1)")]
+
+
+@pytest.mark.parametrize("rounding, fixed", [
+    # a keyword the straight-through form would not carry: report only
+    ('tf.round(model(tf.ones((2, 3))), name="r")', None),
+    # in parentheses: the operand is still bound before the statement
+    ("(tf.round(model(tf.ones((2, 3)))))",
+     "loss = tf.reduce_sum(((unrounded + tf.stop_gradient(tf.round(unrounded) - unrounded))))"),
+])
+def test_the_straight_through_form_only_where_it_keeps_the_call(rounding, fixed):
+    result = run_body(f"""
+        model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(3,))])
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum({rounding})
+        g = tape.gradient(loss, model.trainable_variables)
+        """, RECIPE)
+    [finding] = result.diagnostics
+    assert finding.fixable == bool(fixed)
+    assert result.output == result.source if fixed is None else \
+        f"    unrounded = model(tf.ones((2, 3)))\n    {fixed}\n" in result.output
