@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from recipe_cases import check_case, dedent, invalid, params, valid
+from recipe_cases import check_case, dedent, invalid, params, run, valid
 
 RECIPE = "predict-in-tape"
 
@@ -134,3 +134,12 @@ CASES = [
 @pytest.mark.parametrize("case", params(CASES))
 def test_failure_class(case):
     check_case(RECIPE, case)
+
+
+def test_the_input_passed_by_keyword_becomes_the_call_argument():
+    result = run(program("""
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(model.predict(x=x, verbose=0) - 1.0)
+        grads = tape.gradient(loss, model.trainable_variables)
+        """), RECIPE)
+    assert "    loss = tf.reduce_mean(model(x, training=False) - 1.0)\n" in result.output
