@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from recipe_cases import check_case, invalid, params, valid
+from recipe_cases import check_case, invalid, params, run, valid
 
 RECIPE = "variable-in-call"
 
@@ -100,3 +100,66 @@ CASES = [
 @pytest.mark.parametrize("case", params(CASES))
 def test_failure_class(case):
     check_case(RECIPE, case)
+
+
+# each program has one per-step creation (the finding, at ``line``) next to
+# one that is not: a receiver other than ``self``, a nested function, a
+# class under a module-level ``if`` (no ``if`` between it and its context),
+# ``tf.init_scope()``; loops and ``except`` in ``call`` on the way
+_ONE_EACH = {
+"other_receiver": '''
+import tensorflow as tf
+
+
+class Twin(tf.keras.layers.Layer):
+    def call(self, inputs, other):
+        w = tf.Variable(1.0)
+        other.add_weight(name="k", shape=(1,))
+        return inputs * w
+''',
+"nested_function": '''
+import tensorflow as tf
+
+
+class Lazy(tf.keras.layers.Layer):
+    def call(self, inputs):
+        w = tf.Variable(1.0)
+
+        def make():
+            return tf.Variable(2.0)
+        return inputs * w
+''',
+"class_under_an_if": '''
+import tensorflow as tf
+
+if tf.__version__ >= "2":
+    class Scale(tf.keras.layers.Layer):
+        def call(self, inputs):
+            w = tf.Variable(1.0)
+            return inputs * w
+''',
+"init_scope_and_loop_and_except": '''
+import tensorflow as tf
+
+
+class Scale(tf.keras.layers.Layer):
+    def call(self, inputs):
+        with tf.init_scope():
+            self.v = tf.Variable(0.0)
+        for _ in range(2):
+            inputs = inputs + 1.0
+        try:
+            w = tf.Variable(1.0)
+        except ValueError:
+            w = 1.0
+        return inputs * w + self.v
+''',
+}
+
+
+@pytest.mark.parametrize("name, line", [("other_receiver", 6), ("nested_function", 6), ("class_under_an_if", 6),
+                                        ("init_scope_and_loop_and_except", 11)])
+def test_only_the_per_step_creation_is_reported(name, line):
+    result = run(_ONE_EACH[name], RECIPE)
+    assert [d.line for d in result.diagnostics] == [line]
+    assert result.diagnostics[0].message.startswith("`tf.Variable(1.0)` makes a new variable every time")
