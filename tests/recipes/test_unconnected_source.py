@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from recipe_cases import check_case, invalid, params, valid
+from recipe_cases import check_case, invalid, params, run, valid
 
 RECIPE = "unconnected-source"
 
@@ -198,3 +198,58 @@ CASES = [
 @pytest.mark.parametrize("case", params(CASES))
 def test_failure_class(case):
     check_case(RECIPE, case)
+
+
+
+
+@pytest.mark.parametrize("source, last_line, message", [
+    # TensorFlow imported without an alias: the fix spells it the same way
+    ("""
+    import tensorflow
+
+    a = tensorflow.Variable(2.0)
+    b = tensorflow.Variable(3.0)
+    with tensorflow.GradientTape() as tape:
+        y = a * a
+    grads = tape.gradient(y, [a, b])
+    """, "grads = tape.gradient(y, [a, b], unconnected_gradients=tensorflow.UnconnectedGradients.ZERO)",
+     "if zeros are wanted, pass `unconnected_gradients=tensorflow.UnconnectedGradients.ZERO`"),
+    # a variable target, a tensor source: the tensor's message
+    ("""
+    import tensorflow as tf
+
+    v = tf.Variable(2.0)
+    x = tf.constant(1.0)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = v * v
+    grads = tape.gradient(v, [x])
+    """, "grads = tape.gradient(v, [x], unconnected_gradients=tf.UnconnectedGradients.ZERO)",
+     "If zeros are the wanted answer (an input that does not matter)"),
+    # a regularized weight: its regularizer reads it, so it is not unused
+    ("""
+    import tensorflow as tf
+
+
+    class Cell(tf.keras.layers.Layer):
+        def build(self, input_shape):
+            self.w = self.add_weight(name="w", shape=(input_shape[-1], 3))
+            self.spare = self.add_weight(name="spare", shape=(3,), regularizer="l2")
+
+        def call(self, inputs):
+            return tf.matmul(inputs, self.w)
+
+
+    layer = Cell()
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_sum(layer(tf.ones((2, 4))))
+    print(tape.gradient(loss, layer.trainable_variables))
+    """, None, None),
+], ids=["unaliased_tensorflow", "variable_target_tensor_source", "regularized_weight"])
+def test_what_the_finding_says_and_fixes_follows_the_sources(source, last_line, message):
+    result = run(source, RECIPE)
+    if last_line is None:
+        assert not result.diagnostics
+        return
+    [finding] = result.diagnostics
+    assert result.output.splitlines()[-1] == last_line and message in finding.message
