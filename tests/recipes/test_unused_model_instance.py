@@ -271,3 +271,25 @@ CASES = [
 @pytest.mark.parametrize("case", params(CASES))
 def test_failure_class(case):
     check_case(RECIPE, case)
+
+
+@pytest.mark.parametrize("spare, safety, said", [
+    # no input shape: nothing is built, a plain removal
+    ("tf.keras.Sequential([tf.keras.layers.Dense(3)])", "safe", None),
+    # a layer given its input size: the Sequential builds its weights now
+    ("tf.keras.Sequential([tf.keras.layers.Dense(3, input_dim=4)])", "unsafe",
+     "; building it may matter beyond the object: it builds its weights when constructed (its initializers draw "
+     "from the random state the layers built after it use) (line 3)"),
+    # auto-named: a later lookup by name would see another layer
+    ("tf.keras.layers.Dense(3)", "unsafe",
+     "; removing it renames the auto-named `tf.keras.layers.Dense` objects built after it, and these lookups by "
+     'name would change: "dense_1" (line 5)'),
+    # named: removing it renames nothing
+    ('tf.keras.layers.Dense(3, name="spare")', "safe", None),
+])
+def test_what_removing_an_unused_instance_may_change_is_said(spare, safety, said):
+    source = (f"import tensorflow as tf\n\nspare = {spare}\nmodel = tf.keras.Sequential([tf.keras.layers.Dense(2)])\n"
+              'print(model.get_layer("dense_1"))\n')
+    [finding] = run(source, UM, unsafe=False).diagnostics
+    assert finding.safety == safety
+    assert finding.message.endswith("builds a Keras object that is never used" + (said or ""))
