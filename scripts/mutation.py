@@ -56,6 +56,12 @@ TESTS: Dict[str, List[str]] = {
     "recipes/_model/construction.py": [*MODEL_TESTS, "tests/recipes/test_unused_model_instance.py"],
     "migrate/toplevel.py": ["tests/test_toplevel.py", "tests/test_incremental.py"],
     "migrate/cache.py": ["tests/test_scale.py", "tests/test_mutants_engine.py"],
+    # shared helpers of some recipes: those recipes' tests
+    "recipes/_typed_convert_matrix.py": ["tests/recipes/test_typed_convert_matrix.py",
+                                         "tests/recipes/test_typed_convert.py"],
+    "recipes/_host_dtypes.py": ["tests/recipes/test_typed_convert_matrix.py", "tests/recipes/test_typed_convert.py",
+                                "tests/recipes/test_numpy_accumulator.py"],
+    "recipes/_numpy_calls.py": ["tests/recipes/test_numpy_on_loss_path.py", "tests/recipes/test_numpy_accumulator.py"],
 }
 # a recipe's family of generated programs (tests/test_variants_*.py): its
 # fast tests score every program; a helper package is judged by its recipe's
