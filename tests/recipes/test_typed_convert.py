@@ -330,3 +330,29 @@ def test_typed_convert_with_a_dtype_hint_is_unsafe_and_drops_the_hint():
                       "tf.float32)\n", "typed-convert", unsafe=True)
     assert only(result).safety == "unsafe" and "hinted dtype" in only(result).message
     assert "return tf.convert_to_tensor(np.ones(3), dtype=tf.float32)" in result.output
+
+
+def test_a_call_statement_between_the_conversion_and_the_cast_is_kept():
+    result = run_body("""
+        def f(a):
+            a = np.asarray(a, dtype=np.float64)
+            x = tf.convert_to_tensor(a)
+            print("converted")
+            y = tf.cast(x, tf.float32)
+            return y
+        """, "typed-convert")
+    assert "    y = tf.convert_to_tensor(a, dtype=tf.float32)\n    print(\"converted\")\n    return y\n" \
+        in body_of(result)
+    assert only(result).safety == "safe"
+
+
+def test_a_dtype_hint_on_the_conversion_makes_the_fold_unsafe_and_says_so():
+    result = run_body("""
+        def f(a):
+            a = np.asarray(a, dtype=np.float64)
+            x = tf.convert_to_tensor(a, dtype_hint=tf.float64)
+            y = tf.cast(x, tf.float32)
+            return y
+        """, "typed-convert")
+    finding = only(result)
+    assert finding.safety == "unsafe" and "the intermediate tensor has the hinted dtype `tf.float64`" in finding.message
