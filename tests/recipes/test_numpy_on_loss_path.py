@@ -274,3 +274,28 @@ def test_a_value_copied_into_a_numpy_slot_in_a_tape_is_a_log_not_a_finding():
         """)
     result = transform(source, "case.py", Options(tuple(resolve([RECIPE]))))
     assert not result.errors and not result.diagnostics
+
+
+@pytest.mark.parametrize("line, recipe, fixed", [
+    # a positional axis becomes TensorFlow's axis keyword
+    ("pooled = np.mean(out, 1)", "numpy-accumulator", "pooled = tf.reduce_mean(out, axis=1)"),
+    # a dtype after the axis: TensorFlow's reduction has none, no fix
+    ("pooled = np.mean(out, 1, np.float64)", "numpy-accumulator", None),
+    # a .numpy() copy written in the call: this recipe's, once
+    ("pooled = np.mean(out.numpy(), axis=1)", RECIPE, "pooled = tf.reduce_mean(out, axis=1)"),
+    # a name bound to a copy mixed with the tensor: still this recipe's alone
+    ("c = out.numpy() + out\n                pooled = np.mean(c, axis=1)", RECIPE,
+     "pooled = tf.reduce_mean(c, axis=1)"),
+])
+def test_a_numpy_reduction_of_a_tensor_gets_one_finding_and_its_tensorflow_form(line, recipe, fixed):
+    source = IMPORTS + dedent(f"""
+        def step(model, x, y):
+            with tf.GradientTape() as tape:
+                out = tf.nn.relu(model(x))
+                {line}
+                loss = tf.reduce_mean(tf.square(pooled - y))
+            return tape.gradient(loss, model.trainable_variables)
+        """)
+    result = transform(source, "case.py", Options(tuple(resolve(["numpy-accumulator", RECIPE])), unsafe_fixes=True))
+    assert [(d.line, d.recipe) for d in result.diagnostics] == [(8, recipe)] and not result.errors
+    assert f"        {fixed or line}\n" in result.output
