@@ -356,3 +356,20 @@ def test_a_dtype_hint_on_the_conversion_makes_the_fold_unsafe_and_says_so():
         """, "typed-convert")
     finding = only(result)
     assert finding.safety == "unsafe" and "the intermediate tensor has the hinted dtype `tf.float64`" in finding.message
+
+
+@pytest.mark.parametrize("made, dtype", [
+    # float64: a fold measured equal for these rows, not for every array (an object array)
+    ("a = np.array([1, 2])", "float64"),  # int64, from the literal
+    ("a = np.array([True, False])", "float64"),  # bool, from the literal
+    ("a, b = [1.5, 2.5], [3, 4]", "float32"),  # an item of an unpacked display
+])
+def test_an_array_or_list_whose_dtype_the_literal_fixes_is_a_safe_fold(made, dtype):
+    result = run_body(f"""
+        def f():
+            {made}
+            x = tf.convert_to_tensor(a)
+            y = tf.cast(x, tf.{dtype})
+            return y
+        """, "typed-convert")
+    assert only(result).safety == "safe" and f"    y = tf.convert_to_tensor(a, dtype=tf.{dtype})\n" in body_of(result)
