@@ -485,3 +485,17 @@ def test_an_item_of_a_path_step_is_bound_once_not_rebuilt_as_the_step():
             return grads
         """, "per-step-tape", unsafe=False)
     assert "        watched = path[i][0]\n" in body_of(result) and "path_step" not in body_of(result)
+
+
+def test_a_watched_negative_number_is_a_python_number():
+    result = run_body("""
+        def smooth(model):
+            x = np.random.rand(1, 3)
+            scale = -0.5
+            with tf.GradientTape() as tape:
+                tape.watch(scale)
+                y = model(x) * scale
+            return tape.gradient(y, scale)
+        """, "per-step-tape", unsafe=False)
+    [finding] = result.diagnostics
+    assert finding.message.startswith("`scale` is a Python number, not a tensor: tape.watch raises ValueError")
