@@ -81,8 +81,9 @@ STATUSES = ("killed", "survived", "timeout", "suspicious", "no tests", "skipped"
 
 def tests_for(module: str) -> List[str]:
     """A recipe module's own tests (tests/recipes/test_<id>.py), its variant
-    family's and the engine's mutant checks (a helper package's or module's:
-    its recipe's); a model or engine module's from ``TESTS``."""
+    family's, the fixtures' (each recipe's before/after pairs) and the
+    engine's mutant checks (a helper package's or module's: its recipe's); a
+    model or engine module's from ``TESTS``."""
     if module in TESTS:
         return TESTS[module]
     path = Path(module)
@@ -90,7 +91,8 @@ def tests_for(module: str) -> List[str]:
         recipe = HELPERS.get(path.parts[1] if len(path.parts) == 3 else path.stem, path.stem)
         if (ROOT / f"tests/recipes/test_{recipe}.py").exists():
             family = [f"tests/test_variants_{VARIANTS[recipe]}.py"] if recipe in VARIANTS else []
-            return [f"tests/recipes/test_{recipe}.py", *family, "tests/test_mutants_engine.py"]
+            return [f"tests/recipes/test_{recipe}.py", *family, "tests/test_fixtures.py",
+                    "tests/test_mutants_engine.py"]
     raise SystemExit(f"no test selection for {module}: add it to TESTS in {__file__}")
 
 
