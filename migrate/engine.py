@@ -355,18 +355,20 @@ class _Fixpoint:
         again and drop them as already reported)."""
         while postponed:
             recipes = [r for r in self.options.recipes if r.id in postponed]
-            outcome = self._pass(text, [parse(text)], recipes)
+            outcome = self._pass(text, [parse(text)], recipes, chained=False)
             self._report(outcome.state, outcome.edits)
             postponed = outcome.state.postponed
 
     def _pass(self, text: str, trees: List[pytree.Node], recipes: Sequence[Recipe],
-              revisit: Optional[_Revisit] = None) -> _PassOutcome:
+              revisit: Optional[_Revisit] = None, chained: bool = True) -> _PassOutcome:
         """One traversal of the tree taken from ``trees``; a recipe that
         crashes is dropped and one whose rewrite does not parse only
         reports, and the pass is re-run from ``text`` without their edits.
         ``revisit`` (from the previous pass) restricts the recipes that ran
         it to the statements it names; a restricted pass that changed
-        another statement is run again on the whole tree."""
+        another statement is run again on the whole tree. No pass follows
+        an isolated re-run (``chained`` False): what the next pass would
+        revisit is not worked out."""
         tree = trees.pop()
         old = split_lines(text)
         lines = [line.rstrip("\r\n") for line in old]
@@ -404,7 +406,7 @@ class _Fixpoint:
             if new_tree is not None and _compiles(new_text, self.path):
                 return _PassOutcome(new_text, new_tree, state, edits,
                                     _Revisit.after(spans, text, new_tree, frozenset(dropped | report_only),
-                                                   self.options.recipes))
+                                                   self.options.recipes) if chained else None)
             new_tree = spans = None
             gc.collect()
             new_tree, problem = _validated(new_text, self.path)
