@@ -352,10 +352,15 @@ class _Fixpoint:
         """Check mode: recipes that met another's fix in the input's pass run
         again on the input alone, so their findings and edits are the
         input's (their rewrites are not chained: later passes find them
-        again and drop them as already reported)."""
+        again and drop them as already reported). The input is parsed once
+        and each re-run gets a copy (fissix's ``clone``, under half a
+        parse's cost: a chain of re-runs parsed the same text each time)."""
+        pristine = parse(text)
         while postponed:
             recipes = [r for r in self.options.recipes if r.id in postponed]
-            outcome = self._pass(text, [parse(text)], recipes, chained=False)
+            tree = pristine.clone()
+            tree.used_names = set(pristine.used_names)  # what a parse records; a fixer may add to it
+            outcome = self._pass(text, [tree], recipes, chained=False)
             self._report(outcome.state, outcome.edits)
             postponed = outcome.state.postponed
 
