@@ -355,7 +355,7 @@ class _Fixpoint:
         again and drop them as already reported). The input is parsed once
         and each re-run gets a copy (fissix's ``clone``, under half a
         parse's cost: a chain of re-runs parsed the same text each time)."""
-        pristine = parse(text)
+        pristine = parse(text) if postponed else None
         while postponed:
             recipes = [r for r in self.options.recipes if r.id in postponed]
             tree = pristine.clone()
