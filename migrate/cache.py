@@ -22,7 +22,6 @@ files. A line cut short by a crash is not a key: it matches nothing.
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import json
 import os
@@ -52,14 +51,14 @@ class Cache:
     def __init__(self, directory: Path, options: Options) -> None:
         self.directory = Path(directory) / f"v{FORMAT}"
         self.run_key = _run_key(options)
-        run = hashlib.sha256(self.run_key.encode()).hexdigest()[:16]
+        run = _sha256(self.run_key.encode()).hexdigest()[:16]
         self.clean_list = self.directory / f"clean-{run}.keys"
         self._clean: Optional[Set[str]] = None  # read on first use
         self.hits = 0
         self.misses = 0
 
     def key(self, path: Path, raw: bytes) -> str:
-        digest = hashlib.sha256(self.run_key.encode())
+        digest = _sha256(self.run_key.encode())
         digest.update(str(path).encode("utf-8", "surrogateescape") + b"\0")
         digest.update(raw)
         return digest.hexdigest()
@@ -186,9 +185,17 @@ def _code_files(options: Options) -> Iterable[str]:
 
 def _file_hash(path: str) -> str:
     try:
-        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+        return _sha256(Path(path).read_bytes()).hexdigest()
     except OSError:
         return "unreadable"
+
+
+def _sha256(data: bytes):
+    """hashlib's sha256, imported when a cache is used (OpenSSL's bindings are
+    a noticeable part of a `check --no-cache` start-up)."""
+    import hashlib
+
+    return hashlib.sha256(data)
 
 
 def _version(dist: str) -> str:

@@ -352,21 +352,28 @@ class _Fixpoint:
         """Check mode: recipes that met another's fix in the input's pass run
         again on the input alone, so their findings and edits are the
         input's (their rewrites are not chained: later passes find them
-        again and drop them as already reported)."""
+        again and drop them as already reported). The input is parsed once
+        and each re-run gets a copy (fissix's ``clone``, under half a
+        parse's cost: a chain of re-runs parsed the same text each time)."""
+        pristine = parse(text) if postponed else None
         while postponed:
             recipes = [r for r in self.options.recipes if r.id in postponed]
-            outcome = self._pass(text, [parse(text)], recipes)
+            tree = pristine.clone()
+            tree.used_names = set(pristine.used_names)  # what a parse records; a fixer may add to it
+            outcome = self._pass(text, [tree], recipes, chained=False)
             self._report(outcome.state, outcome.edits)
             postponed = outcome.state.postponed
 
     def _pass(self, text: str, trees: List[pytree.Node], recipes: Sequence[Recipe],
-              revisit: Optional[_Revisit] = None) -> _PassOutcome:
+              revisit: Optional[_Revisit] = None, chained: bool = True) -> _PassOutcome:
         """One traversal of the tree taken from ``trees``; a recipe that
         crashes is dropped and one whose rewrite does not parse only
         reports, and the pass is re-run from ``text`` without their edits.
         ``revisit`` (from the previous pass) restricts the recipes that ran
         it to the statements it names; a restricted pass that changed
-        another statement is run again on the whole tree."""
+        another statement is run again on the whole tree. No pass follows
+        an isolated re-run (``chained`` False): what the next pass would
+        revisit is not worked out."""
         tree = trees.pop()
         old = split_lines(text)
         lines = [line.rstrip("\r\n") for line in old]
@@ -404,7 +411,7 @@ class _Fixpoint:
             if new_tree is not None and _compiles(new_text, self.path):
                 return _PassOutcome(new_text, new_tree, state, edits,
                                     _Revisit.after(spans, text, new_tree, frozenset(dropped | report_only),
-                                                   self.options.recipes))
+                                                   self.options.recipes) if chained else None)
             new_tree = spans = None
             gc.collect()
             new_tree, problem = _validated(new_text, self.path)
