@@ -66,9 +66,10 @@ def _may_fill_a_numpy_buffer(facts: SourceFacts):
     call, a model whose weights are read, or a name bound by importing
     TensorFlow or Keras, or presumed), and in the outermost functions
     returned (nested ones included) a name is bound to a NumPy factory
-    and subscript-assigned, or a NumPy function is called on something
-    while a gradient context may reach the function (_may_run_in_a_context).
-    The NumPy calls are found in the code's text, so only the statements
+    and subscript-assigned, or a NumPy function is called on something,
+    and the function holds one of ``_pyast.gradient_scopes`` (a buffer
+    outside them too, unless a context is certain: in a module without one
+    every buffer counts, _may_run_on_a_tape). The NumPy calls are found in the code's text, so only the statements
     are walked, and the functions holding a factory and a subscript
     assignment."""
     if not may_import(facts, ("numpy",)) and not _PRESUMED_NP.search(code_text(facts)):
