@@ -462,6 +462,8 @@ class _GradientScopes:
                 and not any(word in code for word in ("compile", "function", "custom_gradient")):
             return  # no root: no tape, step method, compile, tf.function or custom_gradient spelled
         defined: Dict[str, List[ast.AST]] = {}
+        for found in statements(facts, ast.FunctionDef, ast.AsyncFunctionDef):
+            defined.setdefault(found.node.name, []).append(found.node)
         roots = _roots(facts, defined)
         calls: Dict[int, ast.Call] = {}
         seen: Set[int] = set()
@@ -479,8 +481,7 @@ class _GradientScopes:
 
 
 def _roots(facts: SourceFacts, defined: Dict[str, List[ast.AST]]) -> List[ast.AST]:
-    """The roots of ``gradient_scopes``; fills ``defined``: every function
-    of the file by its name."""
+    """The roots of ``gradient_scopes``; ``defined``: the file's functions by name."""
     table = import_table(facts)
     spelled = {path.rpartition(".")[2] for path in _WRAPPERS} | {
         record.local for record in table.records if not table.qualified(record.local).isdisjoint(_WRAPPERS)}
@@ -489,7 +490,6 @@ def _roots(facts: SourceFacts, defined: Dict[str, List[ast.AST]]) -> List[ast.AS
     keras = keras_classes(facts)
     for found in statements(facts, ast.FunctionDef, ast.AsyncFunctionDef):
         node = found.node
-        defined.setdefault(node.name, []).append(node)
         if node.name in _STEP_NAMES and found.cls is not None and found.cls.name in keras \
                 or any(wraps(decorator) for decorator in node.decorator_list):
             roots.append(node)
