@@ -427,9 +427,10 @@ def _definition_pattern(names: Tuple[str, ...]) -> Pattern:
     return re.compile(rf"{standalone('def', after_dot=True)}{GAP}+(?:{'|'.join(names)})(?!\w)")
 
 
-def gradient_calls(facts: SourceFacts) -> List[ast.Call]:
-    """The calls that may run in a gradient context: a lexical gate around
-    the model's contexts (``recipes._model.contexts``: tape bodies, Keras
+def gradient_scopes(facts: SourceFacts) -> List[ast.AST]:
+    """The ``with`` statements that may open a tape and the functions that
+    may run in a gradient context: a lexical gate around the model's
+    contexts (``recipes._model.contexts``: tape bodies, Keras
     ``call``/``train_step``/``test_step``, ``tf.function``, losses and
     metrics given to ``compile``, the module functions these call, by name,
     transitively), and ``tf.custom_gradient`` functions. Never narrower:
@@ -439,24 +440,56 @@ def gradient_calls(facts: SourceFacts) -> List[ast.Call]:
     defines with a name read in a ``.compile(...)`` or ``tf.function(...)``
     call; every function of the name a call in a joined scope may resolve
     to joins (``_function_named``: the model's ``functions_called``)."""
-    return facts.derived("gradient calls", _gradient_calls)
+    return facts.derived("gradient scopes", _GradientScopes).scopes
 
 
-def _gradient_calls(facts: SourceFacts) -> List[ast.Call]:
-    code = code_text(facts)
-    if "GradientTape" not in facts.text and not defines(facts, *_STEP_NAMES) \
-            and not any(word in code for word in ("compile", "function", "custom_gradient")):
-        return []  # no root: no tape, step method, compile, tf.function or custom_gradient spelled
+def gradient_calls(facts: SourceFacts) -> List[ast.Call]:
+    """The calls in ``gradient_scopes`` (nested functions' too): the calls
+    that may run in a gradient context."""
+    return facts.derived("gradient scopes", _GradientScopes).calls
+
+
+class _GradientScopes:
+    """The closure of ``gradient_scopes``, with the calls its walk meets."""
+
+    __slots__ = ("scopes", "calls")
+
+    def __init__(self, facts: SourceFacts) -> None:
+        self.scopes: List[ast.AST] = []
+        self.calls: List[ast.Call] = []
+        code = code_text(facts)
+        if "GradientTape" not in facts.text and not defines(facts, *_STEP_NAMES) \
+                and not any(word in code for word in ("compile", "function", "custom_gradient")):
+            return  # no root: no tape, step method, compile, tf.function or custom_gradient spelled
+        defined: Dict[str, List[ast.AST]] = {}
+        for found in statements(facts, ast.FunctionDef, ast.AsyncFunctionDef):
+            defined.setdefault(found.node.name, []).append(found.node)
+        roots = _roots(facts, defined)
+        calls: Dict[int, ast.Call] = {}
+        seen: Set[int] = set()
+        while roots:
+            scope = roots.pop()
+            if id(scope) in seen:
+                continue
+            seen.add(id(scope))
+            self.scopes.append(scope)
+            for node in walk(scope):
+                if isinstance(node, ast.Call) and id(node) not in calls:
+                    calls[id(node)] = node
+                    roots += defined.get(_function_named(node), ())
+        self.calls = list(calls.values())
+
+
+def _roots(facts: SourceFacts, defined: Dict[str, List[ast.AST]]) -> List[ast.AST]:
+    """The roots of ``gradient_scopes``; ``defined``: the file's functions by name."""
     table = import_table(facts)
     spelled = {path.rpartition(".")[2] for path in _WRAPPERS} | {
         record.local for record in table.records if not table.qualified(record.local).isdisjoint(_WRAPPERS)}
     wraps = partial(_wraps, qualified=table.qualified, spelled=spelled)
-    defined: Dict[str, List[ast.AST]] = {}
     roots: List[ast.AST] = []
     keras = keras_classes(facts)
     for found in statements(facts, ast.FunctionDef, ast.AsyncFunctionDef):
         node = found.node
-        defined.setdefault(node.name, []).append(node)
         if node.name in _STEP_NAMES and found.cls is not None and found.cls.name in keras \
                 or any(wraps(decorator) for decorator in node.decorator_list):
             roots.append(node)
@@ -466,18 +499,7 @@ def _gradient_calls(facts: SourceFacts) -> List[ast.Call]:
         if isinstance(func, ast.Attribute) and func.attr == "compile" or wraps(func):
             roots += [f for arg in call.args + [k.value for k in call.keywords]
                       for name in names_read(arg) for f in defined.get(name, ())]
-    calls: Dict[int, ast.Call] = {}
-    seen: Set[int] = set()
-    while roots:
-        scope = roots.pop()
-        if id(scope) in seen:
-            continue
-        seen.add(id(scope))
-        for node in walk(scope):
-            if isinstance(node, ast.Call) and id(node) not in calls:
-                calls[id(node)] = node
-                roots += defined.get(_function_named(node), ())
-    return list(calls.values())
+    return roots
 
 
 def _function_named(call: ast.Call) -> Optional[str]:

@@ -74,6 +74,60 @@ opt = tf.keras.optimizers.SGD(0.1)
 loss = lambda: tf.cast(w, tf.float32) ** 2
 opt.minimize(loss, var_list=[w])
 """),  # an integer variable named only in `var_list=`
+    "nacc_compiled_unknown_receiver": ("numpy-accumulator", """\
+import numpy as np
+import tensorflow as tf
+
+
+def hinge(y_true, y_pred):
+    return tf.reduce_mean(tf.maximum(0.0, 1.0 - y_true * y_pred))
+
+
+def features(x):
+    out = np.zeros(3)
+    for i in range(3):
+        out[i] = tf.reduce_sum(x[i])
+    return out
+
+
+trainer = make_trainer()
+trainer.compile(loss=hinge)
+"""),  # `compile` on what the model does not know for a Keras model: no context, every buffer counts
+    "nacc_custom_gradient_only": ("numpy-accumulator", """\
+import numpy as np
+import tensorflow as tf
+
+
+@tf.custom_gradient
+def clip_gradient(x):
+    return x, lambda dy: tf.clip_by_norm(dy, 1.0)
+
+
+def features(x):
+    out = np.zeros(3)
+    for i in range(3):
+        out[i] = tf.reduce_sum(x[i])
+    return out
+"""),  # a custom_gradient function is a precheck root, never a context of the model's
+    "nacc_tape_on_attribute": ("numpy-accumulator", """\
+import numpy as np
+import tensorflow as tf
+
+
+@tf.function
+def scale(x):
+    return x * 2.0
+
+
+class Trainer:
+    def step(self, x, layer):
+        with tf.GradientTape() as self.tape:
+            out = np.zeros(3)
+            for i in range(3):
+                out[i] = tf.reduce_sum(layer(x[i]))
+            loss = tf.reduce_sum(out)
+        return self.tape.gradient(loss, layer.trainable_variables)
+"""),  # a tape bound to an attribute (no name), in a module with another context
     "nolp_aliased_function": ("numpy-on-loss-path", """\
 from tensorflow import function as compiled
 import tensorflow as tf
@@ -194,3 +248,70 @@ def test_gates_let_each_context_through(name):
     output, findings = _answer(source, f"{name}.py", SHIPPED, True)
     assert recipe in {finding[0] for finding in findings}
     assert (output, findings) == _answer(source, f"{name}.py", UNGATED, True)
+
+
+# Functions a gradient context names without calling them: numpy-accumulator's
+# precheck once joined every function named anywhere in a context's text, the
+# model (Contexts._callees, functions_called) and _pyast.gradient_scopes follow
+# calls only. Each module has a tape, so the precheck drops what no call reaches.
+REFERENCED_ONLY = {
+    "map_fn": """\
+import numpy as np
+import tensorflow as tf
+
+
+def per_row(row):
+    out = np.zeros(3)
+    for i in range(3):
+        out[i] = tf.reduce_sum(row[i])
+    return out
+
+
+def step(x, layer):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_sum(tf.map_fn(per_row, layer(x)))
+    return tape.gradient(loss, layer.trainable_variables)
+""",
+    "while_loop_body": """\
+import numpy as np
+import tensorflow as tf
+
+
+def body(i, x):
+    out = np.zeros(3)
+    for j in range(3):
+        out[j] = tf.reduce_sum(x[j])
+    return i + 1, x * out
+
+
+def step(x, w):
+    with tf.GradientTape() as tape:
+        _, y = tf.while_loop(lambda i, _: i < 3, body, (0, x * w))
+        loss = tf.reduce_sum(y)
+    return tape.gradient(loss, w)
+""",
+    "alias": """\
+import numpy as np
+import tensorflow as tf
+
+
+def features(x):
+    out = np.zeros(3)
+    for i in range(3):
+        out[i] = tf.reduce_sum(x[i])
+    return out
+
+
+def step(x, w):
+    extract = features
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_sum(extract(x * w))
+    return tape.gradient(loss, w)
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(REFERENCED_ONLY))
+def test_functions_named_but_not_called_give_the_same_findings(name):
+    source = REFERENCED_ONLY[name]
+    assert _answer(source, f"{name}.py", SHIPPED, True) == _answer(source, f"{name}.py", UNGATED, True)

@@ -10,14 +10,15 @@ from bisect import bisect_left, bisect_right
 from typing import Dict, List, Optional, Set
 
 from migrate.prefilter import GAP
-from migrate.recipe import SourceFacts, child_nodes, walk
+from migrate.recipe import SourceFacts, child_nodes
 from recipes._numpy_accumulator.buffers import (
     FACTORIES, _CONVERSIONS, _FROM_DATA, _INTEGERS, _MODEL_WEIGHTS, _PY_DTYPES, _SHAPED,
 )
+from recipes._model.contexts import names_a_tape
 from recipes._model.imports import Imports as ImportTable
 from recipes._pyast import (
-    code_lines, code_text, dotted, import_table, first_line, keras_classes, line_of, may_import,
-    may_name_keras_classes, spelled_alone, spelled_as_in_ast, standalone, statements, statements_at, tapes,
+    code_text, dotted, first_line, gradient_scopes, import_table, line_of, may_import, may_name_keras_classes,
+    spelled_alone, spelled_as_in_ast, standalone, statements, tape_statements,
 )
 
 
@@ -50,12 +51,6 @@ _KERAS_METHOD = re.compile(rf"{standalone('def', after_dot=True)}{GAP}+(?:call|t
 _TENSOR_MODULES = ("tensorflow", "keras", "tf_keras")
 
 
-_WORD = re.compile(r"\w+")
-
-
-_FUNCTION_CALL = re.compile(rf"function{GAP}*\(")
-
-
 _COMPILE_CALL = re.compile(rf"\.{GAP}*compile{GAP}*\(")
 
 
@@ -71,9 +66,10 @@ def _may_fill_a_numpy_buffer(facts: SourceFacts):
     call, a model whose weights are read, or a name bound by importing
     TensorFlow or Keras, or presumed), and in the outermost functions
     returned (nested ones included) a name is bound to a NumPy factory
-    and subscript-assigned, or a NumPy function is called on something
-    while a gradient context may reach the function (_may_run_in_a_context).
-    The NumPy calls are found in the code's text, so only the statements
+    and subscript-assigned, or a NumPy function is called on something,
+    and the function holds one of ``_pyast.gradient_scopes`` (a buffer
+    outside them too, unless a context is certain: in a module without one
+    every buffer counts, _may_run_on_a_tape). The NumPy calls are found in the code's text, so only the statements
     are walked, and the functions holding a factory and a subscript
     assignment."""
     if not may_import(facts, ("numpy",)) and not _PRESUMED_NP.search(code_text(facts)):
@@ -108,15 +104,26 @@ def _may_fill_a_numpy_buffer(facts: SourceFacts):
         found = [function for first, last, function in functions
                  if any(first <= line <= last for line in filled)
                  and _fills_a_buffer(function, table, spelled_as_in_ast(facts), helpers)]
-    starts = _may_run_in_a_context(facts)
-    if found and not starts:
-        return True  # no gradient context anywhere: the model must see the whole file to know it
+    starts = sorted(scope.lineno for scope in gradient_scopes(facts))
+    if found and not _surely_a_context(facts):
+        return True  # maybe no gradient context anywhere: the model must see the whole file to know it
     found = [node for node in found if bisect_right(starts, node.end_lineno) > bisect_left(starts, first_line(node))]
     calling = [node for node in calling.values() if node not in found]
     if calling:
         found += [node for node in calling
                   if bisect_right(starts, node.end_lineno) > bisect_left(starts, first_line(node))]
     return found
+
+
+def _surely_a_context(facts: SourceFacts) -> bool:
+    """Does the model surely find a gradient context in the file, so that
+    a buffer outside ``gradient_scopes`` is preprocessing? A ``with``
+    whose callee is spelled ``...GradientTape(...)`` is a tape by the
+    model's own test of the spelling. Every other root hangs on what names
+    resolve to (a Keras base, ``tf.function``, the receiver of
+    ``compile``), which only the model knows."""
+    return any(isinstance(item.context_expr, ast.Call) and names_a_tape(dotted(item.context_expr.func))
+               for found in tape_statements(facts) for item in found.node.items)
 
 
 def _helpers(facts: SourceFacts, lines: List[int]) -> Set[str]:
@@ -207,57 +214,3 @@ def _is_a_number(node: Optional[ast.AST]) -> bool:
     while isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd, ast.Invert)):
         node = node.operand
     return isinstance(node, ast.Constant) and type(node.value) in (int, float, complex, bool, type(None))
-
-
-# what makes a gradient context (recipes._model.contexts): the `call` of a
-# Keras class, a Keras model's steps, a `tf.function`, a tape; and every
-# function a context calls
-_KERAS_METHODS = ("call", "train_step", "test_step")
-
-
-def _may_run_in_a_context(facts: SourceFacts) -> List[int]:
-    """Sorted first lines of the tapes and of the functions that may run in
-    a gradient context (a superset of the model's Contexts): ``call``,
-    ``train_step`` and ``test_step`` of a class that may derive from Keras,
-    functions decorated with or passed to what may be ``tf.function``, and,
-    by name, every function named in the text of a tape, of a
-    ``.compile(...)`` call (its loss and metrics) or of any of those
-    (nested functions lie in that text)."""
-    qualified = import_table(facts).qualified
-    keras = keras_classes(facts)
-    by_name: Dict[str, list] = {}
-    pending = []
-    for statement in statements(facts, ast.FunctionDef, ast.AsyncFunctionDef):
-        node = statement.node
-        by_name.setdefault(node.name, []).append(node)
-        decorators = [d.func if isinstance(d, ast.Call) else d for d in node.decorator_list]
-        if statement.cls is not None and statement.cls.name in keras and node.name in _KERAS_METHODS \
-                or any("tensorflow.function" in qualified(dotted(d)) for d in decorators):
-            pending.append(node)
-    named = [(stmt.lineno, stmt.end_lineno) for stmt, _ in tapes(facts)]
-    starts = [first for first, _ in named]
-    wrapping = {line_of(facts, match.start()) for match in _FUNCTION_CALL.finditer(code_text(facts))}
-    for statement in {id(node): node for line in wrapping for node in statements_at(facts, line)}.values():
-        for call in walk(statement):  # `tf.function(fn)`: the model's Contexts._wrapped
-            if isinstance(call, ast.Call) and (dotted(call.func) or "").endswith("function") \
-                    and "tensorflow.function" in qualified(dotted(call.func)):
-                named += [(arg.lineno, arg.end_lineno) for arg in call.args[:1]]
-    compiling = {line_of(facts, match.start()) for match in _COMPILE_CALL.finditer(code_text(facts))}
-    for statement in {id(node): node for line in compiling for node in statements_at(facts, line)}.values():
-        for call in walk(statement):  # `model.compile(loss=fn)`: the model's Contexts._handed_to_compile
-            if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "compile":
-                named.append((call.lineno, call.end_lineno))
-    lines = code_lines(facts)
-    seen: Set[int] = set()
-    while pending or named:
-        if pending:
-            function = pending.pop()
-            if id(function) in seen:
-                continue
-            seen.add(id(function))
-            starts.append(function.lineno)
-            named.append((function.lineno, function.end_lineno))
-        first, last = named.pop()
-        for word in set(_WORD.findall("\n".join(lines[first - 1:last]))):
-            pending.extend(by_name.get(word, ()))
-    return sorted(starts)
