@@ -69,9 +69,9 @@ def _may_fill_a_numpy_buffer(facts: SourceFacts):
     and subscript-assigned, or a NumPy function is called on something,
     and the function holds one of ``_pyast.gradient_scopes`` (a buffer
     outside them too, unless a context is certain: in a module without one
-    every buffer counts, _may_run_on_a_tape). The NumPy calls are found in the code's text, so only the statements
-    are walked, and the functions holding a factory and a subscript
-    assignment."""
+    every buffer counts, numpy_accumulator._may_run_on_a_tape). The NumPy
+    calls are found in the code's text, so only the statements are walked,
+    and the functions holding a factory and a subscript assignment."""
     if not may_import(facts, ("numpy",)) and not _PRESUMED_NP.search(code_text(facts)):
         return []  # no NumPy import, no presumed `np`
     text = code_text(facts)
