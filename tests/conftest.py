@@ -4,6 +4,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# time limits flake on a loaded machine (two xdist workers, other jobs):
+# timing is benchmarks/' business, so no deadline and no too_slow check here
+settings.register_profile("suite", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("suite")
 
 
 def pytest_configure(config):
