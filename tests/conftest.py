@@ -19,6 +19,17 @@ def pytest_configure(config):
     tf23_runtime.CAPTURE = config.pluginmanager.getplugin("capturemanager")
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config, items):
+    """On an xdist worker, TensorFlow tests first (a stable sort): xdist sends
+    the xdist_group groups first, then single tests in this order, so the slow
+    ones start early and the quick ones fill the end instead of one worker
+    finishing a TF test while the other idles. Not in one process, where the
+    order keeps a module's tests together (its module fixtures built once)."""
+    if hasattr(config, "workerinput"):
+        items.sort(key=lambda item: item.get_closest_marker("tf") is None)
+
+
 @pytest.fixture
 def toy_recipes(monkeypatch):
     """Replace the shipped recipes by the toy ones for engine/CLI tests."""
