@@ -5,7 +5,7 @@
 # time.
 #
 #   scripts/check_fresh_clone.sh          # both commands (installs TensorFlow, runs every test)
-#   scripts/check_fresh_clone.sh --fast   # the first command, then `python -m pytest -q -m "not tf"`
+#   scripts/check_fresh_clone.sh --fast   # the first command, then the second with `-m 'not tf'`
 #                                         # (for a busy machine; says so in its report)
 #   KEEP=1 scripts/check_fresh_clone.sh   # keep the temporary folder (kept anyway on a failure)
 #
@@ -39,7 +39,7 @@ if [[ ${#commands[@]} -ne 2 ]]; then
     say "FAIL: README's Set-up section has ${#commands[@]} commands, expected 2"
     exit 2
 fi
-(( fast )) && commands[1]='python -m pytest -q -m "not tf"'
+(( fast )) && commands[1]="${commands[1]} -m 'not tf'"
 
 python -m venv "$work/venv" || { say "FAIL: python -m venv"; exit 2; }
 # shellcheck disable=SC1091

@@ -20,6 +20,8 @@ from required import unavailable
 
 ROOT = Path(__file__).resolve().parent.parent
 FINDINGS_DOC = ROOT / "docs" / "corpus-findings.md"
+# under xdist (--dist loadgroup) one worker runs this file, sweeping the corpus once
+pytestmark = pytest.mark.xdist_group("corpus-sweep")
 _ROW = re.compile(r"^\|\s*`(?P<where>[^`]+)`\s*\|\s*(?P<recipe>[a-z0-9-]+)\s*\|")
 
 

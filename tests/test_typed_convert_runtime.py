@@ -19,6 +19,8 @@ from migrate.registry import resolve
 from fixture_cases import all_cases
 
 CASES = [c for c in all_cases() if c.recipe == "typed-convert"]
+# under xdist (--dist loadgroup) one worker runs this file, making `runs` (one TF child) once
+pytestmark = pytest.mark.xdist_group("typed-convert-runtime")
 
 _CHILD = r"""
 import importlib.util, json, sys

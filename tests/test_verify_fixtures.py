@@ -55,7 +55,11 @@ def rewritten(tmp_path_factory):
     return files
 
 
-@pytest.fixture(scope="module", params=["current", "2.3"], ids=["current-tf", "tf2.3"])
+# under xdist (--dist loadgroup) each runtime's tests run on one worker, which makes its
+# report once; the two runtimes may run side by side
+@pytest.fixture(scope="module", params=[
+    pytest.param("current", id="current-tf", marks=pytest.mark.xdist_group("verify-fixtures-current")),
+    pytest.param("2.3", id="tf2.3", marks=pytest.mark.xdist_group("verify-fixtures-tf2.3"))])
 def reports(request, rewritten):
     """One verify call per runtime over the fixtures and the rewrites."""
     runtime = tf23_runtime() if request.param == "2.3" else current()

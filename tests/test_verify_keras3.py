@@ -27,6 +27,10 @@ from test_verify_fixtures import CASES, PAIRS, _explain, passes_every_check
 from test_verify_fixtures import rewritten  # noqa: F401 (a pytest fixture)
 
 
+# under xdist (--dist loadgroup) one worker runs this file, making the Keras 3 run once
+pytestmark = pytest.mark.xdist_group("verify-keras3")
+
+
 def _preserves_behaviour(case) -> bool:
     return all_recipes()[case.recipe].before_fails is None
 

@@ -120,37 +120,44 @@ def test_seed_program_rewrite_is_a_fixpoint_and_fixes_all_four_bugs():
 _CHILD = r"""
 import importlib.util, json, sys
 import numpy as np
-spec = importlib.util.spec_from_file_location("program", sys.argv[1])
-module = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(module)
-try:
-    cases = module.attribution_case()
-except Exception as err:  # the before is expected to fail here
-    print(json.dumps({"error": type(err).__name__ + ": " + str(err)}))
-    raise SystemExit(0)
-print(json.dumps({"cases": [
-    {"name": c["name"], "finite": bool(np.isfinite(np.asarray(c["attributions"])).all()),
-     "same_shape": np.asarray(c["attributions"]).shape == np.asarray(c["input"]).shape,
-     "total": float(np.sum(c["attributions"])), "delta": c["f_input"] - c["f_baseline"]}
-    for c in cases]}))
+
+
+def attribution(path):
+    spec = importlib.util.spec_from_file_location("program", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    try:
+        cases = module.attribution_case()
+    except Exception as err:  # the before is expected to fail here
+        return {"error": type(err).__name__ + ": " + str(err)}
+    return {"cases": [
+        {"name": c["name"], "finite": bool(np.isfinite(np.asarray(c["attributions"])).all()),
+         "same_shape": np.asarray(c["attributions"]).shape == np.asarray(c["input"]).shape,
+         "total": float(np.sum(c["attributions"])), "delta": c["f_input"] - c["f_baseline"]}
+        for c in cases]}
+
+
+print(json.dumps([attribution(path) for path in sys.argv[1:]]))
 """
 
 
-def _attribution(path) -> dict:
+def _attributions(*paths) -> list:
+    """Each program's attribution_case() summary, from one TF child (one TF import)."""
     env = dict(os.environ, TF_USE_LEGACY_KERAS="1", TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="-1")
-    done = subprocess.run([sys.executable, "-c", _CHILD, str(path)], capture_output=True, text=True,
+    done = subprocess.run([sys.executable, "-c", _CHILD, *map(str, paths)], capture_output=True, text=True,
                           env=env, timeout=600, check=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 @pytest.mark.tf
 def test_seed_program_before_fails_and_its_full_rewrite_passes_completeness(tmp_path):
-    assert "None" in _attribution(SEED)["error"]
     rewritten = tmp_path / "seed003_rewritten.py"
     result = transform(SEED.read_text(), str(SEED), Options(tuple(resolve(None)), unsafe_fixes=True))
     assert not result.errors
     rewritten.write_text(result.output)
-    cases = _attribution(rewritten)["cases"]
+    before, after = _attributions(SEED, rewritten)
+    assert "None" in before["error"]
+    cases = after["cases"]
     assert [c["name"] for c in cases] == ["static", "sequence"]
     for case in cases:
         assert case["finite"] and case["same_shape"], case
