@@ -265,6 +265,7 @@ def _bound_before(node, operand):
     operand.replace(leaf)
     return leaf
 
+
 RECIPE = Recipe(
     id="nondifferentiable-op",
     summary="argmax/round/integer cast/comparison cuts every path to a differentiated loss (report; "
