@@ -145,8 +145,9 @@ class Together:
     def _loop_of(self, expr):
         """The ``tf.while_loop`` call whose ``loop_vars`` display holds ``expr``; else None."""
         display = expr.parent.parent if expr.parent.type in (s.syms.listmaker, s.syms.testlist_gexp) else expr.parent
-        call = call_passing(display) if s.literal_elements(display) else None
-        trailer = display.parent.parent if display.parent.type == s.syms.arglist else display.parent
+        given = display.parent if display.parent.type == s.syms.argument else display  # `loop_vars=[...]` too
+        call = call_passing(given) if s.literal_elements(display) else None
+        trailer = given.parent.parent if given.parent.type == s.syms.arglist else given.parent
         if call is None or call.children[-1] is not trailer or self.model.callee(call) != "tensorflow.while_loop":
             return None
         positional, keywords = s.split_arguments(call.children[-1])

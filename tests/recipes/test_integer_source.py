@@ -110,6 +110,23 @@ CASES = [
         print(tape.gradient(out[0], i))
         """, "a watched int literal constant, and the one it meets in the loop's variables, become float "
              "(unsafe)", safety="unsafe"),
+    invalid("watched_int_constant_loop_vars_by_keyword", """
+        i = tf.constant(1)
+        inc = tf.constant(1)
+        with tf.GradientTape() as tape:
+            tape.watch(i)
+            out = tf.while_loop(lambda i, inc: i <= 5, lambda i, inc: [i + inc, inc], loop_vars=[i, inc])
+        print(tape.gradient(out[0], i))
+        """, "the loop's variables given by keyword: the same unsafe fix as given by position", safety="unsafe"),
+    invalid("watched_int_constant_every_loop_argument_by_keyword", """
+        i = tf.constant(1)
+        inc = tf.constant(1)
+        with tf.GradientTape() as tape:
+            tape.watch(i)
+            out = tf.while_loop(cond=lambda i, inc: i <= 5, body=lambda i, inc: [i + inc, inc],
+                                loop_vars=(i, inc))
+        print(tape.gradient(out[0], i))
+        """, "cond, body and loop_vars all by keyword", safety="unsafe"),
     invalid("watched_int_constant_def_loop", """
         i = tf.constant(0)
         step = tf.constant(2, dtype=tf.int32)
