@@ -80,7 +80,7 @@ _RUNS_WITHOUT_FOLD = {"equal", "differs", "fold-raises"}  # convert-then-cast wo
 _FOLD_RAISES = {"fold-raises", "both-raise"}
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class _Fold:
     """The filter's decision, read by the modifier (which only rewrites)."""
 

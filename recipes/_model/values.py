@@ -29,7 +29,7 @@ _TENSORS = (Kind.TENSOR, Kind.VARIABLE)
 _HOST_DATA = (Kind.NDARRAY, Kind.PYLIST, Kind.PYTUPLE, Kind.NUMBER, Kind.DATAFRAME)
 
 
-@dataclass(frozen=True)
+@dataclass
 class Value:
     """``element``: what iterating or indexing gives (lists, tuples, datasets,
     ranges); ``items``: per-position values of a tuple; ``width``: output
