@@ -139,7 +139,8 @@ def default_jobs() -> int:
 @dataclass(eq=False, repr=False)
 class Scaling:
     """How a batch is spread and what it may skip: --jobs, --shard,
-    --files-from, and the cache directory (None: --no-cache)."""
+    --files-from, and the cache directory (None: --no-cache). Hashable by
+    identity (``eq=False``), as ``Run``'s shared default needs."""
 
     jobs: int = 1
     shard: Optional[Shard] = None
