@@ -34,7 +34,7 @@ WINDOW_PER_JOB = 64  # files in flight per worker: workers stay busy, memory sta
 TASK_FILES = 8  # files per task at most (fewer when there are few files to share out)
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Outcome:
     """One file's fate: its engine result, or why it could not be read/written."""
 
@@ -90,7 +90,7 @@ def write(outcome: Outcome) -> None:
         outcome.problem = str(err)
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False, repr=False)
 class Left:
     """A finding a file still has after `fix`: at its line in the file as it
     is on disk, and at its line in the original (None: a line the fix wrote)."""
@@ -136,10 +136,11 @@ def default_jobs() -> int:
     return os.cpu_count() or 1
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False, repr=False)
 class Scaling:
     """How a batch is spread and what it may skip: --jobs, --shard,
-    --files-from, and the cache directory (None: --no-cache)."""
+    --files-from, and the cache directory (None: --no-cache). Hashable by
+    identity (``eq=False``), as ``Run``'s shared default needs."""
 
     jobs: int = 1
     shard: Optional[Shard] = None
@@ -193,7 +194,7 @@ class _Task:
         return self.sent and (self.future is None or self.future.done())
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class _Pending:
     path: Path
     outcome: Optional[Outcome] = None  # known already (cache hit)
@@ -361,7 +362,7 @@ def _checked(outcome: Outcome) -> Outcome:
     return outcome
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Summary:
     scanned: int = 0
     changed: int = 0

@@ -48,7 +48,7 @@ def say(message: str) -> None:
     err().print(message, markup=False, highlight=False)
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False, repr=False)
 class Shared:
     """The values of the shared options, as one command received them."""
 
@@ -84,7 +84,7 @@ def fail(message: str) -> SystemExit:
     return SystemExit(2)
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Run:
     """What the command line and the config files together ask for: the
     flags, and per file the config that applies there (``settings``)."""

@@ -18,7 +18,7 @@ class ConfigError(ValueError):
     """A pyproject.toml that cannot be used; the message names file and reason."""
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False, repr=False)
 class Config:
     select: Optional[List[str]] = None
     ignore: List[str] = field(default_factory=list)

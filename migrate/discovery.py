@@ -24,7 +24,7 @@ ALWAYS_SKIPPED = {".git", ".hg", ".svn", "__pycache__", ".tox", ".nox", ".venv",
                   ".pytest_cache", ".hypothesis"}
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Discovery:
     files: List[Path] = field(default_factory=list)
     problems: List[str] = field(default_factory=list)  # one-line reasons, a path each
@@ -150,7 +150,7 @@ def _read_gitignore(here: Path, problems: List[str], show: Callable[[Path], Path
     return _rules(lines)
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class _Repository:
     """The git work tree a walked folder lies in: its top, and the ignore
     rules git applies below every .gitignore file (info/exclude, then the
@@ -227,7 +227,7 @@ def _inside(path: Path, root: Path) -> bool:
     return inner == outer or inner.startswith(outer if outer.endswith(os.sep) else outer + os.sep)
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False, repr=False)
 class _Rule:
     """One line of a .gitignore file (or one --exclude), applied as git does:
     to the path itself, never to a folder above it (the walk decided those

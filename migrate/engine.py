@@ -251,7 +251,7 @@ def _with_final_newline(source: str) -> Tuple[str, bool]:
     return source + "\n", False
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class _PassOutcome:
     text: str  # the text after the pass
     tree: Optional[pytree.Node]  # its parse, when the pass changed the text
@@ -260,7 +260,7 @@ class _PassOutcome:
     revisit: Optional["_Revisit"] = None  # what the next pass visits (None: everything)
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False, repr=False)
 class _Revisit:
     """What the pass after a changed one visits (migrate/incremental.py):
     ``statements`` (ids of its tree's top-level statements), except the

@@ -22,7 +22,7 @@ class Unreadable(Exception):
     """A file that cannot be processed; the message is the one-line reason."""
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False, repr=False)
 class SourceFile:
     path: Path
     raw: bytes

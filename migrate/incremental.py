@@ -64,7 +64,7 @@ _FUNCDEF = pygram.python_symbols.funcdef
 _LONE_CR = re.compile(r"\r(?!\n)")  # a line end to CPython, not to fissix: lines would differ
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False, repr=False)
 class Context:
     """What a restricted pass sees: the top-level statements its module
     holds, and what the statements it leaves out hold (``unseen()``)."""

@@ -10,7 +10,7 @@ from typing import FrozenSet, Optional, Tuple
 from .recipe import Recipe
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False, repr=False)
 class Options:
     """What a run enables. ``isolated`` leaves the input as it is and gives
     each diagnostic's fix edits relative to the input (what `check --format

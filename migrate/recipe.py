@@ -163,7 +163,7 @@ class SourceFacts:
             return ast.parse(self.text)
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Proposal:
     """A finding a recipe made during one pass, before it became a Diagnostic."""
 
@@ -178,7 +178,7 @@ class Proposal:
     applied: bool
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class PassContext:
     """What the engine tells a running recipe, and what the recipe tells back."""
 

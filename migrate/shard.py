@@ -25,7 +25,7 @@ class BadSelection(ValueError):
     """A --shard or --files-from value that cannot be used; the message says why."""
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False, repr=False)
 class Shard:
     index: int  # 1-based
     count: int

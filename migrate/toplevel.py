@@ -39,7 +39,7 @@ _NAMED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _STOPS = frozenset({ast.Return, ast.Raise, ast.Break, ast.Continue})
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False, repr=False)
 class Unseen:
     """What the statements the current fissix run does not see hold, for the
     questions asked of the whole module: ``names``, their NAME leaves as
@@ -59,7 +59,7 @@ def unseen() -> Unseen:
     return _UNSEEN.get()
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class _Statement:
     first: int  # 0-based index of its first line (decorators included)
     last: int  # 0-based index of its last line

@@ -39,7 +39,7 @@ GRAMMAR = pygram.python_grammar_no_print_and_exec_statement
 _FILE_INPUT = pygram.python_symbols.file_input
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Pass:
     """What one traversal of one tree records."""
 

@@ -43,7 +43,7 @@ _ASSIGN_KEYWORDS = frozenset({"value", "use_locking", "name", "read_value"})
 _ATOMIC = (token.NAME, token.NUMBER, syms.power, syms.atom, syms.term, syms.factor)
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Update:
     """The decision for one assign: ``name`` and ``reads`` ((node, k) as
     ``substitute`` takes them) when the fix is offered, else ``reason``."""

@@ -323,8 +323,9 @@ def _blank(match: "re.Match") -> str:
 # constructors and the bases of a Keras Model or Layer) continues its
 # `keras` component with one of these words
 _KERAS_ENTRY = rf"{GAP}*\.{GAP}*(?:Model|Sequential|Layer|layers|models|engine)(?!\w)"
-_KERAS_PATH = re.compile(rf"keras{_KERAS_ENTRY}|keras{GAP}+import(?!\w)|{standalone('layers')}{GAP}*\.")
-_KERAS_ALIAS = re.compile(rf"keras{GAP}+as{GAP}+(\w+)")
+# pattern texts, compiled by `re` at their first search (a file without `keras` or `layers` needs neither)
+_KERAS_PATH = rf"keras{_KERAS_ENTRY}|keras{GAP}+import(?!\w)|{standalone('layers')}{GAP}*\."
+_KERAS_ALIAS = rf"keras{GAP}+as{GAP}+(\w+)"
 
 
 def may_name_keras_classes(facts: SourceFacts) -> bool:
@@ -340,9 +341,9 @@ def may_name_keras_classes(facts: SourceFacts) -> bool:
     if "keras" not in facts.text and "layers" not in facts.text:
         return False
     text = code_text(facts)
-    if _KERAS_PATH.search(text):
+    if re.search(_KERAS_PATH, text):
         return True
-    aliases = {match.group(1) for match in _KERAS_ALIAS.finditer(text)}
+    aliases = {match.group(1) for match in re.finditer(_KERAS_ALIAS, text)}
     return any(re.search(rf"(?<![\w.]){re.escape(alias)}{_KERAS_ENTRY}", text) for alias in aliases)
 
 

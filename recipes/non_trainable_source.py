@@ -76,7 +76,7 @@ _STATEMENTS = {s.syms.simple_stmt, s.syms.suite, s.syms.file_input, s.syms.for_s
 _NONE_COUNTS = {"builtin:sum", "builtin:len", "builtin:any", "builtin:all"}
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class _Plan:
     """What the filter decided: the sources (and the pairing lists) to rewrite, and why."""
 

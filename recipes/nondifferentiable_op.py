@@ -174,7 +174,7 @@ def _may_differentiate(facts) -> bool:
     ``compile`` call (a compiled loss); or, in a module calling one of the
     training methods, a ``Lambda`` layer or a Keras class's ``call``."""
     code = code_text(facts)
-    if not any(pattern.search(code) for pattern in _DIFFERENTIATING_WORDS) or "GradientTape" not in facts.text \
+    if not any(re.search(pattern, code) for pattern in _DIFFERENTIATING_WORDS) or "GradientTape" not in facts.text \
             and not any(word in code for word in ("minimize", "compile", "Lambda")) and not defines(facts, "call"):
         return False
     if not _may_cut(facts):
@@ -213,8 +213,9 @@ def _may_cut(facts) -> bool:
     return False
 
 
-# one pattern a word, each starting with its literal (an alternation is tried at every character)
-_DIFFERENTIATING_WORDS = [re.compile(standalone(word, after_dot=True) + r"(?!\w)") for word in sorted(DIFFERENTIATING)]
+# one pattern a word, each starting with its literal (an alternation is tried at every character);
+# texts, compiled by `re` at their first search (only a file the recipe's tokens let through)
+_DIFFERENTIATING_WORDS = [standalone(word, after_dot=True) + r"(?!\w)" for word in sorted(DIFFERENTIATING)]
 _GRADIENT_METHODS = ("gradient", "jacobian", "batch_jacobian")
 
 

@@ -230,7 +230,7 @@ def _sampled(value, model) -> bool:
                for node in value.pre_order())
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class _Plan:
     """What the filter decided for one function: its buffers that receive
     tensors (each with its fix, or the reason there is none), in line order,
@@ -267,7 +267,7 @@ class _Plan:
         return cls(function, analysis, sorted(found, key=lambda b: start(b.write)), joins, calls)
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class _Module:
     """What the recipe knows about the whole file during one pass."""
 

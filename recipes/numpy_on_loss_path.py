@@ -91,7 +91,7 @@ _OPERATORS = {syms.arith_expr, syms.term, syms.factor, syms.shift_expr, syms.and
 _NOT_ON_TENSORS = {"in", "is", "not"}
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class _Plan:
     """What the fix of one conversion must rewrite, and why it cannot be safe."""
 

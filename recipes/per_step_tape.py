@@ -336,7 +336,7 @@ def _binding_place(expr, tape: Tape, watch_call, found, feeds, model):
 PATTERN = "power< tape=NAME trailer< '.' 'watch' > trailer< '(' any ')' > >"
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class _Decision:
     """What the filter decided for one watched expression; ``rewrite`` (given
     the names taken in the scope) is what the modifier runs once proposed."""

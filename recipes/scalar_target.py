@@ -88,13 +88,14 @@ from recipes import _fissix as s
 from recipes._model import Kind, Value, model_of
 from recipes._pyast import method_calls, statements, tapes
 
-_MODEL_LIKE = re.compile(r"^(model|net|classifier|\w+_model)$")
+# pattern texts, compiled by `re` at their first match (only a file with a candidate gradient call)
+_MODEL_LIKE = r"^(model|net|classifier|\w+_model)$"
 _MODEL_CLASSES = {"Model", "Sequential"}
 _MODEL_FACTORIES = {"load_model", "clone_model"}
 _ALIAS_DEPTH = 3
 # a class index: target_class_idx, class_index, pred_class, label, target, cls
-_TARGET_INDEX = re.compile(r"^(?:(?:target|pred|predicted|true|top)_?)?(?:class|label|cls|target)"
-                           r"(?:_?(?:idx|index|id))?$")
+_TARGET_INDEX = r"^(?:(?:target|pred|predicted|true|top)_?)?(?:class|label|cls|target)" \
+    r"(?:_?(?:idx|index|id))?$"
 
 
 def _bases(classdef) -> List[str]:
@@ -145,10 +146,10 @@ def is_model(callee: str, at, classes: Set[str], depth: int = _ALIAS_DEPTH) -> b
     """Is the dotted ``callee`` called at node ``at`` a Keras model (see the docstring's rule)?"""
     parts = callee.split(".")
     if len(parts) == 2 and parts[0] == "self":
-        return bool(_MODEL_LIKE.match(parts[1])) or _self_attribute_is_model(parts[1], at, classes)
+        return bool(re.match(_MODEL_LIKE, parts[1])) or _self_attribute_is_model(parts[1], at, classes)
     if len(parts) != 1:
         return False
-    if _MODEL_LIKE.match(callee):
+    if re.match(_MODEL_LIKE, callee):
         return True
     stmt = s.enclosing_statement(at)
     value = model_of(at).assigned_value(callee, stmt) if stmt is not None else None
@@ -228,7 +229,7 @@ def _target_index(value, model) -> Tuple[str, str]:
     if given is not None:
         return str(int(given)), "the index given by --target-index"
     scope = model.scope_of(value)
-    names = [name for name in scope.by_name if _TARGET_INDEX.match(name)]
+    names = [name for name in scope.by_name if re.match(_TARGET_INDEX, name)]
     for name in names:
         bindings = model.reaching(name, value)
         kinds = {model.binding_kind(b).kind for b in bindings}

@@ -80,7 +80,7 @@ _RUNS_WITHOUT_FOLD = {"equal", "differs", "fold-raises"}  # convert-then-cast wo
 _FOLD_RAISES = {"fold-raises", "both-raise"}
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class _Fold:
     """The filter's decision, read by the modifier (which only rewrites)."""
 
@@ -286,8 +286,9 @@ def _rewrite(node, capture, filename) -> None:
 CONVERT = "power< any+ trailer< '.' 'convert_to_tensor' > trailer< '(' any* ')' > >"
 BARE_CONVERT = "power< 'convert_to_tensor' trailer< '(' any* ')' > >"
 
-_CAST_WORD = re.compile(standalone("cast", after_dot=True) + r"(?!\w)")
-_CONVERSION = re.compile(rf"{standalone('convert_to_tensor', after_dot=True)}{GAP}*\(")
+# pattern texts, compiled by `re` at their first search (only a file with `convert_to_tensor`)
+_CAST_WORD = standalone("cast", after_dot=True) + r"(?!\w)"
+_CONVERSION = rf"{standalone('convert_to_tensor', after_dot=True)}{GAP}*\("
 
 
 def _converted_before(cast: Statement, name: str, is_conversion, same_names: bool) -> bool:
@@ -311,7 +312,7 @@ def _may_cast_a_conversion(facts: SourceFacts) -> List[ast.AST]:
     may be ``tf.convert_to_tensor``), and the statements ``y = tf.cast(x, D)``
     after ``x = tf.convert_to_tensor(a)`` in the same block (_paired)."""
     text = code_text(facts)
-    if not (_CAST_WORD.search(text) and _CONVERSION.search(text)):
+    if not (re.search(_CAST_WORD, text) and re.search(_CONVERSION, text)):
         return []
     qualified = import_table(facts).qualified
 

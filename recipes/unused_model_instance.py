@@ -106,11 +106,12 @@ def _builds_keras_object(call, model) -> bool:
     if value.origin.type == syms.classdef:
         return True
     callee = model.callee(call) or ""
-    return bool(_KERAS_CONSTRUCTOR.match(callee)) and callee.rpartition(".")[2] not in _NOT_LAYERS
+    return bool(re.match(_KERAS_CONSTRUCTOR, callee)) and callee.rpartition(".")[2] not in _NOT_LAYERS
 
 
-# canonical names (recipes._model) of the Keras classes a constructor call builds
-_KERAS_CONSTRUCTOR = re.compile(r"keras\.(?:(?:Model|Sequential)$|(?:layers|models)\.[A-Z]\w*$)")
+# canonical names (recipes._model) of the Keras classes a constructor call builds (a pattern
+# text: `re` compiles it at its first match, only for a file with a candidate assignment)
+_KERAS_CONSTRUCTOR = r"keras\.(?:(?:Model|Sequential)$|(?:layers|models)\.[A-Z]\w*$)"
 
 
 def _unused_instance(node, capture, filename):
@@ -260,7 +261,7 @@ def _may_hold_an_unused_instance(facts: SourceFacts) -> Union[bool, List[ast.AST
     qualified = import_table(facts).qualified
     built = [(statement.function, name) for statement in statements(facts, ast.Assign, ast.AnnAssign)
              if statement.cls is None and isinstance(statement.node.value, ast.Call)
-             and (own_classes or any(_KERAS_CONSTRUCTOR.match(path) and path.rpartition(".")[2] not in _NOT_LAYERS
+             and (own_classes or any(re.match(_KERAS_CONSTRUCTOR, path) and path.rpartition(".")[2] not in _NOT_LAYERS
                                      for path in qualified(dotted(statement.node.value.func))))
              for name in assigned_names(statement.node) if name != "_"]
     loaded: Dict[int, Set[str]] = {}

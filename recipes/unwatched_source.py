@@ -86,7 +86,7 @@ _SYMBOLIC_WAY_OUT = ("build a model that also outputs it (`tf.keras.Model(model.
                      "and differentiate with respect to the intermediate tensor it returns")
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class _Decision:
     at: object
     message: str
@@ -192,7 +192,7 @@ def _symbolic(model, tape, call, source, alone: bool) -> _Decision:
                      safety="unsafe", rewrite=lambda: _watch_fed(tape, feed))
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class _Feed:
     """The tensor a tape gives the model whose symbolic input was asked for."""
 

@@ -95,7 +95,7 @@ ONE, BARE = "one", "bare"  # per-sample value with / without a leading batch-of-
 _NEWAXIS = ("None", "np.newaxis", "numpy.newaxis", "tf.newaxis")
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False, repr=False)
 class Batched:
     """A per-sample expression rewritten for the whole batch. ``kind`` says
     how the per-sample value relates to the batched one: ONE (its leading 1
@@ -265,7 +265,7 @@ class Chain:
         return any(is_name(leaf) and leaf.value in names for leaf in node.leaves())
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class SampleLoop:
     """A loop over the samples: ``for j in range(bound)`` (a ``for``
     statement, a comprehension, or the ``def fill_buf(i, buf): ...; return
@@ -362,7 +362,7 @@ def _write_of(stmt, buffer: str, index: str):
     return call[1][1] if is_name(call[1][0], index) else None
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Collected:
     """Where a loop puts each sample's result: ``buffer`` (a TensorArray, or a
     Python list joined after the loop), made by ``creation``, and the value
@@ -524,7 +524,7 @@ def _stack_reads(function, buffer: str, loop: SampleLoop, creation) -> Optional[
     return reads
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Plan:
     """How to vectorize one loop: its statements become ``text``; ``creation``
     goes; each of ``stacks`` (``buf.stack()``) becomes ``buf``, each join

@@ -38,7 +38,7 @@ _OUTSIDE = ("print", ".io.", ".summary.", "set_seed", "set_random_seed", "clear_
 _LIBRARIES = ("tensorflow.", "keras.", "tf_keras.", "numpy.")
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False, repr=False)
 class Effect:
     kind: str   # REGISTERS or EFFECT
     node: object  # the statement or call that has it

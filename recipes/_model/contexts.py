@@ -63,7 +63,7 @@ class Tape:
         return later
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(eq=False, repr=False)
 class Context:
     """``how``: keras_call, train_step, tape, tape_callee, tf_function or
     compiled (a loss or metric of ``compile``: Keras traces it in its train

@@ -81,7 +81,7 @@ _BUDGET = 6000
 _DEPTH = 4
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Slice:
     """What ``Differentiation.walk`` found behind one target."""
 
@@ -94,7 +94,7 @@ class Slice:
     opaque: bool = False
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False, repr=False)
 class Target:
     """A differentiated value: ``node`` is an expression (``tape``: the
     first argument of ``tape.gradient``) or a function whose returns are

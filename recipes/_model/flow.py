@@ -68,7 +68,7 @@ _MANY_SET = frozenset((MANY,))
 _MANY_LIMIT = 48
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class DynamicRead:
     """A call that reads names or attributes by a string: ``locals()``,
     ``getattr(obj, "name")``, ``model.get_layer("dense_1")``..."""

@@ -50,7 +50,7 @@ _NESTING = 100  # evaluations in progress at once (each a few Python frames): th
 _DEPTH = 4  # nested inlined calls
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False, repr=False)
 class Flow:
     """``origins``: ids of the root values a value derives from; ``wrt``:
     for a gradient, the origins of its sources (None: not a gradient);

@@ -41,7 +41,7 @@ _PURE_BUILTINS = {"len", "float", "int", "abs", "min", "max", "sum", "range", "l
 _FUNCTION_DEPTH = 2
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Sources:
     owners: Set[str] = field(default_factory=set)
     values: Set[str] = field(default_factory=set)

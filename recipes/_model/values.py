@@ -29,7 +29,7 @@ _TENSORS = (Kind.TENSOR, Kind.VARIABLE)
 _HOST_DATA = (Kind.NDARRAY, Kind.PYLIST, Kind.PYTUPLE, Kind.NUMBER, Kind.DATAFRAME)
 
 
-@dataclass(frozen=True)
+@dataclass
 class Value:
     """``element``: what iterating or indexing gives (lists, tuples, datasets,
     ranges); ``items``: per-position values of a tuple; ``width``: output
@@ -37,7 +37,9 @@ class Value:
     finer name for OTHER values (``"range"``, ``"tape"``, ``"dtype"``,
     ``"function"``, ``"class"``, ``"module"``, ``"instance"``, a builtin as
     ``"builtin:len"``) or the Keras class of a layer; ``origin``: the node that
-    made it (a call, or the classdef of an instance)."""
+    made it (a call, or the classdef of an instance). Compared (``join``),
+    never hashed nor mutated: not frozen, which would double its creation
+    cost at import."""
 
     kind: Kind
     element: Optional["Value"] = None

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from . import Model
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False, repr=False)
 class Frame:
     """A module function inlined at one call: its parameters' arguments."""
 

@@ -46,7 +46,7 @@ _PY_DTYPES = {"float": "float64", "int": "int64", "bool": "bool", "complex": "co
 _TENSOR_ATTRIBUTES = ("shape", "dtype", "ndim")
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Buffer:
     """One NumPy buffer and what the rewrite needs to know about it."""
 

@@ -73,7 +73,7 @@ def _joined(call, concatenate: bool, p: str, keras: bool) -> str:
     return f"{p}.stack({items}" + (f", axis={axis_text})" if axis is not None else ")")
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class CallFix:
     """What the filter decided for one NumPy call: the finding's message,
     the node the fix replaces (the call, or a ``tf.constant(<call>)`` around

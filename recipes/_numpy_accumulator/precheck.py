@@ -22,8 +22,11 @@ from recipes._pyast import (
 )
 
 
+# The patterns below are texts: `re` compiles each (and caches it) at its first
+# search, since most files never get that far (a clean file's check needs none).
+
 # `...] = ` (not `==`) or `...] += `, possibly across a line continuation: a subscript assignment
-_SUBSCRIPT_ASSIGNMENT = re.compile(r"\](?:[ \t]|\\\r?\n)*(?:[-+*/%@&|^]|//|\*\*|>>|<<)?=(?!=)")
+_SUBSCRIPT_ASSIGNMENT = r"\](?:[ \t]|\\\r?\n)*(?:[-+*/%@&|^]|//|\*\*|>>|<<)?=(?!=)"
 
 
 # a NumPy call (with arguments) of one of the names ``{heads}``: ``np.f(``, a
@@ -32,31 +35,31 @@ _NUMPY_CALL = (r"(?<![\w.])(?:(?P<head>{heads})(?:{gap}*\.{gap}*(?P<attr>\w+))?|
                r"{gap}*\((?!{gap}*\))")
 
 
-_PRESUMED_NP = re.compile(rf"{standalone('np')}(?!\w)")
+_PRESUMED_NP = rf"{standalone('np')}(?!\w)"
 
 
 # in the code's text, before any parse: a buffer needs a factory call (or a
 # name imported from NumPy); a gradient context needs a tape, `tf.function`
 # (as a decorator, a call or an import) or the `call`/step of a Keras class
-_MAY_FILL = re.compile("|".join(rf"{standalone(name, after_dot=True)}{GAP}*\(" for name in FACTORIES)
-                       + rf"|numpy{GAP}+import(?!\w)")
+_MAY_FILL = "|".join(rf"{standalone(name, after_dot=True)}{GAP}*\(" for name in FACTORIES) \
+    + rf"|numpy{GAP}+import(?!\w)"
 
 
-_MAY_OPEN_A_CONTEXT = re.compile(rf"GradientTape|{standalone('function', after_dot=True)}(?!\w)")
+_MAY_OPEN_A_CONTEXT = rf"GradientTape|{standalone('function', after_dot=True)}(?!\w)"
 
 
-_KERAS_METHOD = re.compile(rf"{standalone('def', after_dot=True)}{GAP}+(?:call|train_step|test_step)(?!\w)")
+_KERAS_METHOD = rf"{standalone('def', after_dot=True)}{GAP}+(?:call|train_step|test_step)(?!\w)"
 
 
 _TENSOR_MODULES = ("tensorflow", "keras", "tf_keras")
 
 
-_COMPILE_CALL = re.compile(rf"\.{GAP}*compile{GAP}*\(")
+_COMPILE_CALL = rf"\.{GAP}*compile{GAP}*\("
 
 
 # what makes a tensor besides a TensorFlow or Keras name: a `self.<layer>(...)` call, a model's weights
-_SELF_CALL_OR_WEIGHTS = re.compile(rf"{standalone('self')}{GAP}*\.{GAP}*\w+{GAP}*\(|\.{GAP}*(?:"
-                                   + "|".join(_MODEL_WEIGHTS) + r")(?!\w)")
+_SELF_CALL_OR_WEIGHTS = rf"{standalone('self')}{GAP}*\.{GAP}*\w+{GAP}*\(|\.{GAP}*(?:" \
+    + "|".join(_MODEL_WEIGHTS) + r")(?!\w)"
 
 
 def _may_fill_a_numpy_buffer(facts: SourceFacts):
@@ -72,17 +75,17 @@ def _may_fill_a_numpy_buffer(facts: SourceFacts):
     every buffer counts, numpy_accumulator._may_run_on_a_tape). The NumPy
     calls are found in the code's text, so only the statements are walked,
     and the functions holding a factory and a subscript assignment."""
-    if not may_import(facts, ("numpy",)) and not _PRESUMED_NP.search(code_text(facts)):
+    if not may_import(facts, ("numpy",)) and not re.search(_PRESUMED_NP, code_text(facts)):
         return []  # no NumPy import, no presumed `np`
     text = code_text(facts)
-    if not (_MAY_FILL.search(text) and _SUBSCRIPT_ASSIGNMENT.search(text)) and not (
-            _MAY_OPEN_A_CONTEXT.search(text) or _COMPILE_CALL.search(text)
-            or _KERAS_METHOD.search(text) and may_name_keras_classes(facts)):
+    if not (re.search(_MAY_FILL, text) and re.search(_SUBSCRIPT_ASSIGNMENT, text)) and not (
+            re.search(_MAY_OPEN_A_CONTEXT, text) or re.search(_COMPILE_CALL, text)
+            or re.search(_KERAS_METHOD, text) and may_name_keras_classes(facts)):
         return []  # no factory call (or NumPy name import) and subscript assignment; no context
     table = import_table(facts)
     tensor_names = {"tf", "keras", "layers"} | {
         record.local for record in table.records if record.module.split(".")[0] in _TENSOR_MODULES}
-    if not (_SELF_CALL_OR_WEIGHTS.search(text) or any(spelled_alone(text, name) for name in sorted(tensor_names))):
+    if not (re.search(_SELF_CALL_OR_WEIGHTS, text) or any(spelled_alone(text, name) for name in sorted(tensor_names))):
         return []
     calls = _numpy_calls(facts, table)
     if not calls:
@@ -100,7 +103,7 @@ def _may_fill_a_numpy_buffer(facts: SourceFacts):
     found = []
     if factories:
         helpers = _helpers(facts, [line for line, function in calls if function in FACTORIES])
-        filled = {line_of(facts, match.start()) for match in _SUBSCRIPT_ASSIGNMENT.finditer(text)}
+        filled = {line_of(facts, match.start()) for match in re.finditer(_SUBSCRIPT_ASSIGNMENT, text)}
         found = [function for first, last, function in functions
                  if any(first <= line <= last for line in filled)
                  and _fills_a_buffer(function, table, spelled_as_in_ast(facts), helpers)]

@@ -31,7 +31,7 @@ _LIKE = {"zeros_like": "zeros_like", "empty_like": "zeros_like", "ones_like": "o
 _FLOATS = ("float16", "bfloat16", "float32", "float64")
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Write:
     """One ``buf[...] op= value`` statement and how it becomes a scatter."""
 
