@@ -134,9 +134,10 @@ def print_summary(console: Callable[[], "Console"], summary: Summary, verb: str,
                   quiet: bool = False, stream: Optional[TextIO] = None) -> None:
     """The files that could not be processed, then (unless ``quiet``) files
     scanned / ``count`` files that ``verb`` / skipped and findings per
-    recipe, on stderr (``stream``, the file of ``console()``). Both are
-    plain text, as Ruff prints its statistics: a check with nothing else to
-    say never imports rich (it cost a seed-003 check 5% of its instructions)."""
+    recipe, on stderr (``stream``, the file of ``console()``). The count
+    line and the table are plain text, as Ruff prints its statistics: a
+    check with nothing else to say never imports rich (the table made with
+    rich cost a seed-003 check 5% of its instructions)."""
     if summary.problems:
         from rich.text import Text
 
