@@ -22,6 +22,7 @@ _PIECE = re.compile(r"\w+|[^\w\s]")
 # what may stand between two tokens (or two pieces of a dotted name); each alternative starts with its own
 # character and a comment must end its line, so matching never backtracks
 GAP = r"(?:[ \t\f\r\n]|\\\r?\n|#[^\n]*\n)"
+_compiled = lru_cache(maxsize=None)(re.compile)  # a pattern is compiled once, when first searched
 
 
 def pieces(token: str) -> Tuple[str, ...]:
@@ -36,15 +37,16 @@ def matcher(tokens: Tuple[str, ...]) -> Callable[[str], bool]:
         return lambda source: True
     cut = [pieces(token) for token in tokens if pieces(token)]
     words = tuple(parts[0] for parts in cut if len(parts) == 1)  # nothing can come between
-    # each spread token's own pattern, searched when its longest piece is in
-    # the text: it starts with a literal, which the search skips to (an
-    # alternation of them is tried at every character)
-    spread = [(max(parts, key=len), re.compile(_token_pattern(parts))) for parts in cut if len(parts) > 1]
+    # each spread token's own pattern, compiled and searched when its longest
+    # piece is in the text: it starts with a literal, which the search skips
+    # to (an alternation of them is tried at every character)
+    spread = [(max(parts, key=len), _token_pattern(parts)) for parts in cut if len(parts) > 1]
 
     def match(source: str) -> bool:
         if any(word in source for word in words):
             return True
-        return any(anchor in source and pattern.search(source) is not None for anchor, pattern in spread)
+        return any(anchor in source and _compiled(pattern).search(source) is not None
+                   for anchor, pattern in spread)
 
     return match
 

@@ -4,14 +4,18 @@ same; a command line it does not know goes to Typer."""
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
+from migrate.batch import Summary
 from migrate.cli import PLAIN, plain_check
+from migrate.output import print_summary
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED003 = ROOT / "fixtures" / "per-step-tape" / "seed003_churn_ig.before.py"
@@ -30,7 +34,7 @@ def _run(code: str, args, cwd: Path, stdin: str = "") -> subprocess.CompletedPro
 
 
 @pytest.mark.parametrize("args, without_rich", [
-    (["check", "--no-cache", str(SEED003)], False),  # the findings' table is rich's
+    (["check", "--no-cache", str(SEED003)], True),
     (["check", "--no-cache", "clean.py", "--format", "json"], True),
     (["check", "--no-cache", "clean.py"], True),
     (["check", "--no-cache", "--select=typed-convert,scalar-target", "--format=sarif", str(SEED003)], True),
@@ -72,3 +76,36 @@ def test_plain_options_are_the_typer_check_options():
         kind = "list" if param.multiple else ("flag" if name in param.opts else "no") \
             if param.is_flag else "value"
         assert kind == takes, name
+
+
+def _summary_text(findings: dict) -> str:
+    stream = io.StringIO()
+    summary = Summary(scanned=2, flagged=1, findings=Counter(findings))
+    print_summary(lambda: pytest.fail("the summary needs no console"), summary, "with findings", 1,
+                  stream=stream)
+    return stream.getvalue()
+
+
+@pytest.mark.parametrize("findings, table", [
+    ({"typed-convert": 4, "per-step-tape": 12},  # ids wider than the header
+     "recipe         findings\nper-step-tape  12      \ntyped-convert  4       \n"),
+    ({"ab": 3, "c": 123456789},  # ids narrower than the header, a count wider than it
+     "recipe  findings \nab      3        \nc       123456789\n"),
+])
+def test_the_findings_table_is_plain_text(findings, table):
+    expected = "2 file(s) scanned, 1 with findings, 0 could not be processed\n" + table
+    assert _summary_text(findings) == expected
+
+
+@pytest.mark.parametrize("findings", [{"typed-convert": 4, "per-step-tape": 12}, {"ab": 3, "c": 123456789},
+                                      {"numpy-accumulator": 1, "x": 20, "vectorize-sample-loop": 300}])
+def test_the_findings_table_is_what_rich_printed_off_a_terminal(findings):
+    from rich.console import Console
+    from rich.table import Table
+
+    rich_table = Table("recipe", "findings", box=None, pad_edge=False)  # how the summary was printed
+    for recipe, count in sorted(findings.items()):
+        rich_table.add_row(recipe, str(count))
+    stream = io.StringIO()
+    Console(file=stream, highlight=False, soft_wrap=True).print(rich_table)
+    assert _summary_text(findings).split("\n", 1)[1] == stream.getvalue()
