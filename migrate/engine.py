@@ -387,7 +387,8 @@ class _Fixpoint:
                                           only=self._only(text)) for r in active}
             within, everywhere, context = (None, frozenset(), None) if revisit is None else \
                 (revisit.statements, revisit.everywhere, revisit.context)
-            state = traversal.run(active, tree, self.path, contexts, within, everywhere, context)
+            state = traversal.run(active, tree, self.path, contexts, within, everywhere, context,
+                                  among=self.options.recipes)
             revisit = None  # a re-run parses the text again: its statements are new
             if state.crashed:
                 for recipe, error in state.crashed.items():
