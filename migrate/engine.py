@@ -353,12 +353,12 @@ class _Fixpoint:
         again on the input alone, so their findings and edits are the
         input's (their rewrites are not chained: later passes find them
         again and drop them as already reported). The input is parsed once
-        and each re-run gets a copy (fissix's ``clone``, under half a
+        and each re-run gets a copy (fissix's ``clone``, a third of a
         parse's cost: a chain of re-runs parsed the same text each time)."""
         pristine = parse(text) if postponed else None
         while postponed:
             recipes = [r for r in self.options.recipes if r.id in postponed]
-            tree = pristine.clone()
+            tree = fastparse.clone(pristine)
             tree.used_names = set(pristine.used_names)  # what a parse records; a fixer may add to it
             outcome = self._pass(text, [tree], recipes, chained=False)
             self._report(outcome.state, outcome.edits)
@@ -387,7 +387,8 @@ class _Fixpoint:
                                           only=self._only(text)) for r in active}
             within, everywhere, context = (None, frozenset(), None) if revisit is None else \
                 (revisit.statements, revisit.everywhere, revisit.context)
-            state = traversal.run(active, tree, self.path, contexts, within, everywhere, context)
+            state = traversal.run(active, tree, self.path, contexts, within, everywhere, context,
+                                  among=self.options.recipes)
             revisit = None  # a re-run parses the text again: its statements are new
             if state.crashed:
                 for recipe, error in state.crashed.items():

@@ -23,7 +23,7 @@ from fissix.pgen2 import driver as pgen_driver
 from fissix.pgen2 import grammar as pgen_grammar
 from fissix.pgen2 import token, tokenize
 
-__all__ = ["parse_string"]
+__all__ = ["clone", "parse_string"]
 
 _POP, _FAIL = "pop", "fail"
 _COMMENT, _NL, _OP, _NAME = tokenize.COMMENT, tokenize.NL, token.OP, token.NAME
@@ -193,3 +193,31 @@ def _node(rule: int, children: list) -> pytree.Node:
         child.parent = node
     node.fixers_applied = None
     return node
+
+
+def clone(tree: pytree.Node) -> pytree.Node:
+    """``tree.clone()``: the nodes and leaves fissix's ``clone`` makes, with
+    their attributes set as ``_parse`` sets them, by a walk over a stack
+    instead of a call to ``clone`` and ``__init__`` per node (a copy of a
+    tree then costs a third of a parse instead of half)."""
+    copy = _node(tree.type, [])
+    stack = [(tree, copy)]
+    while stack:
+        node, into = stack.pop()
+        children = into.children
+        for child in node.children:
+            if type(child) is _Leaf:
+                new = _new(_Leaf)
+                new._prefix = child._prefix
+                new.lineno, new.column = child.lineno, child.column
+                new.type, new.value = child.type, child.value
+                new.fixers_applied = child.fixers_applied[:]
+            else:
+                new = _new(_Node)
+                new.type, new.children = child.type, []
+                new.fixers_applied = child.fixers_applied[:] if child.fixers_applied else None
+                stack.append((child, new))
+            new.parent = into
+            children.append(new)
+    copy.fixers_applied = tree.fixers_applied[:] if tree.fixers_applied else None
+    return copy

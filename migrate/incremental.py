@@ -142,9 +142,9 @@ def _matched_outside_functions(node: pytree.Base, fixers: Sequence) -> bool:
 
 
 def fixers_of(recipes) -> Tuple:
-    """The compiled fixers of ``recipes`` (traversal.tool's), what
-    ``to_revisit`` matches."""
-    found = traversal.tool(recipes)
+    """The compiled fixers of ``recipes`` (every enabled one: the passes'
+    shared tool's), what ``to_revisit`` matches."""
+    found = traversal.shared_tool(recipes, recipes)
     return tuple(found.pre_order + found.post_order)
 
 

@@ -73,15 +73,16 @@ class Pass:
 
 
 _WAS_CHANGED = attrgetter("was_changed")
-_active: contextvars.ContextVar[Pass] = contextvars.ContextVar("tf_migrate_traversal")
+_active: contextvars.ContextVar[Optional[Pass]] = contextvars.ContextVar("tf_migrate_traversal", default=None)
 _tools: Dict[Tuple[str, ...], "BowlerTool"] = {}
 _patterns: Dict[str, Tuple[pytree.BasePattern, object]] = {}  # PATTERN -> (pattern, pattern_tree)
 _compiled: Dict[Recipe, list] = {}  # a recipe's fixer classes (each tool makes its own instances)
+_shared: Dict[Tuple[str, ...], Tuple[FrozenSet[str], "BowlerTool"]] = {}  # enabled ids -> (ids held, tool)
 
 
 def run(recipes: Sequence[Recipe], tree: pytree.Node, path: str, contexts: Dict[str, PassContext],
         within: Optional[Set[int]] = None, everywhere: FrozenSet[str] = frozenset(),
-        context: Optional["Context"] = None) -> Pass:
+        context: Optional["Context"] = None, among: Optional[Sequence[Recipe]] = None) -> Pass:
     """Traverse ``tree`` once with every recipe of ``recipes`` (mutating it).
     ``within``, when given, holds the ids of the only top-level statements
     the recipes not named in ``everywhere`` visit (migrate/incremental.py).
@@ -91,14 +92,15 @@ def run(recipes: Sequence[Recipe], tree: pytree.Node, path: str, contexts: Dict[
     sees a module of those statements alone."""
     state = Pass(tree, contexts, spans(tree), within=within, everywhere=everywhere)
     token = _active.set(state)
-    walked, part = _Statements(tree, tree.children), None
+    walks = any(_walked(recipe) for recipe in recipes)
+    walked, part = _Statements(tree, tree.children, walks), None
     if within is not None and not everywhere.intersection(r.id for r in recipes):
         part = _Part(tree, context.children) if context is not None else None
         root = part.root if part is not None else tree
-        walked = _Statements(root, [child for child in root.children if id(child) in within])
+        walked = _Statements(root, [child for child in root.children if id(child) in within], walks)
     try:
         with toplevel.running(context.unseen if part is not None else toplevel.unseen()):
-            tool(recipes).refactor_tree(walked, path)
+            shared_tool(recipes, among or recipes).refactor_tree(walked, path)
     finally:
         _active.reset(token)
         _claim_regrouped(state)
@@ -167,6 +169,23 @@ def tool(recipes: Sequence[Recipe]) -> "BowlerTool":
     return found
 
 
+def shared_tool(recipes: Sequence[Recipe], enabled: Sequence[Recipe]) -> "BowlerTool":
+    """The tool that runs a pass of ``recipes`` (some of ``enabled``, in its
+    order): one for every pass of a process with these ``enabled``,
+    holding the recipes its passes ran so far, and widened to a new tool
+    when a pass runs one it lacks. A tool costs as much as a pass of a
+    small file, and a recipe outside the pass costs little: its fixers
+    fail at once (``_matching``), and the bottom matcher reports each
+    fixer's nodes whatever else it holds (tests/test_traversal.py)."""
+    key = tuple(r.id for r in enabled)
+    held, found = _shared.get(key, (frozenset(), None))
+    if found is None or not held.issuperset(r.id for r in recipes):
+        wanted = held.union(r.id for r in recipes)
+        union = [r for r in enabled if r.id in wanted]
+        held, found = _shared[key] = frozenset(wanted), tool(union)
+    return found
+
+
 def _compile_pattern(fixer) -> None:
     """``BaseFix.compile_pattern``, once per pattern text in a process (and
     unwrapped): every BowlerTool instantiates its fixers, one for each set
@@ -208,8 +227,8 @@ class _Statements:
     stack, not by fissix's generator per node (one resumption per level for
     every node yielded)."""
 
-    def __init__(self, root: pytree.Node, children: List[pytree.Base]):
-        self.root, self.children = root, children
+    def __init__(self, root: pytree.Node, children: List[pytree.Base], walks: bool):
+        self.root, self.children, self.walks = root, children, walks
         self.used_names = getattr(root, "used_names", set())
 
     @property
@@ -217,6 +236,8 @@ class _Statements:
         return self.root.was_changed
 
     def pre_order(self):
+        if not self.walks:
+            return
         yield self.root
         for child in self.children:
             yield from child.pre_order()
@@ -224,6 +245,8 @@ class _Statements:
     def post_order(self):
         """Each node after its children; as in fissix, a node's children are
         the list it had when the walk reached it."""
+        if not self.walks:
+            return
         stack = [(self.root, iter(self.children))]
         while stack:
             node, rest = stack[-1]
@@ -256,6 +279,11 @@ def _fixers(recipe: Recipe) -> list:
     return found
 
 
+def _walked(recipe: Recipe) -> bool:
+    """Does a pattern of ``recipe`` need fissix's node-by-node walk?"""
+    return not all(fixer.BM_compatible for fixer in _fixers(recipe))
+
+
 def _compile(recipe: Recipe) -> list:
     from bowler import Query
 
@@ -266,8 +294,19 @@ def _compile(recipe: Recipe) -> list:
     fixers = query.compile()
     for fixer in fixers:
         fixer.compile_pattern = _compile_pattern
+        fixer.match = _matching(recipe.id, fixer.match)
         fixer.BM_compatible = _bottom_matchable(fixer)
     return fixers
+
+
+def _matching(recipe: str, match: Callable) -> Callable:
+    """The fixer's ``match``, which fails at once in a pass that does not
+    run its recipe: one tool holds every enabled recipe's fixers."""
+    def matching(fixer, node):
+        state = _active.get()
+        return (state is None or recipe in state.contexts) and match(fixer, node)
+
+    return matching
 
 
 def _bottom_matchable(fixer) -> bool:

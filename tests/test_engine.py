@@ -124,8 +124,15 @@ def counted(monkeypatch):
     walk = RefactoringTool.traverse_by
 
     def traverse_by(self, fixers, traversal):
-        counts["node walk"] += bool(fixers)
-        return walk(self, fixers, traversal)
+        walked = []  # the walk yields nothing when no recipe of the pass needs it
+
+        def nodes():
+            for node in traversal:
+                walked.append(True)
+                yield node
+
+        walk(self, fixers, nodes())
+        counts["node walk"] += bool(walked)
 
     monkeypatch.setattr(RefactoringTool, "traverse_by", traverse_by)
     return counts
@@ -167,6 +174,30 @@ def test_a_fixed_file_is_parsed_once_and_traversed_once_per_pass(counted, monkey
     assert passes == 3  # numpy-accumulator and unused-model-instance; vectorize-sample-loop; none
     assert len(rebuilt) == passes - 1 and None not in rebuilt
     assert parsed.count(source) == 1 and result.output not in parsed
+
+
+def test_a_check_builds_one_tool_for_the_first_pass_and_one_for_every_enabled_recipe(monkeypatch):
+    """seed-003's check runs 9 passes of 6 different sets of recipes: they
+    share the first pass's tool until the incremental revisit, which asks
+    for every enabled recipe's fixers, widens it; the passes after it run
+    on that one."""
+    from fissix.refactor import RefactoringTool
+
+    monkeypatch.setattr(traversal, "_tools", {})
+    monkeypatch.setattr(traversal, "_shared", {})
+    built, passes = [], []
+    construct, run = RefactoringTool.__init__, traversal.run
+    monkeypatch.setattr(RefactoringTool, "__init__",
+                        lambda self, fixers, *a, **k: built.append(len(fixers)) or construct(self, fixers, *a, **k))
+    monkeypatch.setattr(traversal, "run", lambda recipes, *a, **k: passes.append(len(recipes)) or run(recipes, *a, **k))
+    source = (FIXTURES / "per-step-tape" / "seed003_churn_ig.before.py").read_text()
+    recipes = tuple(all_recipes().values())
+    result = transform(source, "seed.py", Options(recipes, unsafe_fixes=True, isolated=True))
+    assert len(result.diagnostics) == 9
+    assert len(passes) == 9 and len(set(passes)) > 2
+    fixers = {recipe.id: len(traversal._fixers(recipe)) for recipe in recipes}
+    first = [recipe.id for recipe in recipes if engine.wants(recipe, source)]
+    assert built == [sum(fixers[r] for r in first), sum(fixers.values())]
 
 
 def test_bottom_matcher_finds_every_node_a_full_traversal_matches():

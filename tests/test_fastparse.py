@@ -49,6 +49,22 @@ def test_the_sources_parse_to_fissix_trees():
         assert described(got) == described(expected), path
 
 
+def test_a_clone_is_fissixs_clone():
+    """fastparse.clone copies each node as ``Node.clone``/``Leaf.clone`` do,
+    a fixer's mark (``fixers_applied``) included, not shared."""
+    for path in SOURCES:
+        tree = fastparse.parse_string(path.read_text(encoding="utf-8"), GRAMMAR)
+        for number, node in enumerate(tree.pre_order()):
+            if number % 7 == 0:
+                node.fixers_applied = [number]
+        copy = fastparse.clone(tree)
+        assert described(copy) == described(tree.clone()), path
+        assert not {id(node) for node in copy.pre_order()} & {id(node) for node in tree.pre_order()}
+        leaf = next(copy.leaves())
+        leaf.fixers_applied.append("fixer")
+        assert "fixer" not in next(tree.leaves()).fixers_applied
+
+
 @pytest.mark.parametrize("text", [
     "", "\n", "# only a comment", "pass\n", "x = 1  # c\n\n\n# tail\n",
     "async def f():\n    async with a as b:\n        await c\n    async for i in d:\n        yield i\n",

@@ -74,11 +74,11 @@ def _passes(monkeypatch):
     CONTEXTS.clear()
     run = traversal.run
 
-    def counted(*args):
+    def counted(*args, **kwargs):
         VISITS.append(("pass",))
         context = args[6] if len(args) > 6 else None
         CONTEXTS.append(None if context is None else len(context.children))
-        return run(*args)
+        return run(*args, **kwargs)
 
     monkeypatch.setattr(engine.traversal, "run", counted)
 
