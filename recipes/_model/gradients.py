@@ -94,6 +94,8 @@ class GradientFlow(PowerWalk):
         self._busy: Set[Tuple[int, int]] = set()
         self._budget = 0
         self._nesting = 0
+        self._deepest = 0  # the deepest nesting an evaluation reached (a memoised one: its cost)
+        self._known: Dict[tuple, tuple] = {}  # (binding, frame, bindings in progress) -> _measured
 
     def of(self, expr) -> Flow:
         """The flow of ``expr`` where it stands (NOTHING when too costly to know)."""
@@ -107,7 +109,7 @@ class GradientFlow(PowerWalk):
         return self._answer(lambda: merge(self._binding(b, None) for b in bindings))
 
     def _answer(self, question) -> Flow:
-        self._budget, self._nesting = _BUDGET, 0
+        self._budget, self._nesting, self._deepest = _BUDGET, 0, 0
         self._busy.clear()
         try:
             return question()
@@ -141,6 +143,7 @@ class GradientFlow(PowerWalk):
         self._budget -= 1
         if self._budget < 0 or self._nesting > _NESTING:
             raise Exhausted
+        self._deepest = max(self._deepest, self._nesting)
         self._nesting += 1
         try:
             return self._evaluate(node, frame)
@@ -188,6 +191,32 @@ class GradientFlow(PowerWalk):
         key = (id(binding), id(frame))
         if key in self._busy:  # a loop-carried value: its other bindings answer
             return None
+        if self.model.root.was_changed:  # a modifier changed the tree: asked of the tree as it is now
+            return self._evaluated(binding, frame, key)
+        # what is in progress decides where loops are cut: under the same, a binding has one flow
+        known = (key, frozenset(self._busy))
+        found = self._known.get(known)
+        if found is None:
+            found = self._known[known] = self._measured(binding, frame, key)
+        flow, cost, depth, _ = found
+        self._budget -= cost  # a known flow costs the question what finding it cost
+        if self._budget < 0 or self._nesting + depth > _NESTING:
+            raise Exhausted
+        self._deepest = max(self._deepest, self._nesting + depth)
+        return flow
+
+    def _measured(self, binding: Binding, frame: Optional[Frame], key) -> tuple:
+        """(flow, evaluations, nesting below the current one, ``frame``: kept
+        alive, so its id is not reused); the question's budget and depth as
+        they were."""
+        budget, deepest = self._budget, self._deepest
+        self._deepest = self._nesting - 1
+        flow = self._evaluated(binding, frame, key)
+        found = (flow, budget - self._budget, self._deepest - self._nesting, frame)
+        self._budget, self._deepest = budget, deepest
+        return found
+
+    def _evaluated(self, binding: Binding, frame: Optional[Frame], key) -> Flow:
         self._busy.add(key)
         try:
             return self._binding_value(binding, frame)
