@@ -157,6 +157,8 @@ class Model:
         self._name_leaves: Optional[Dict[str, List]] = None
         self._contexts: Optional[Contexts] = None
         self._by_line: Dict[int, tuple] = {}
+        self._reached: Dict[tuple, tuple] = {}  # (key, id(at)) -> (at, reaching bindings)
+        self._qualified: Dict[tuple, tuple] = {}  # (id(head), path) -> (head, canonical name)
         self._attributes: Dict[int, Dict[str, List[Binding]]] = {}
         self._reader_summary: Optional[_Readers] = None
         self._gradient_flow: Optional[GradientFlow] = None
@@ -195,6 +197,14 @@ class Model:
         return self._qualified_path(children[0], path) if path is not None else None
 
     def _qualified_path(self, head, path: str) -> Optional[str]:
+        if self.root.was_changed:  # a modifier changed the tree: asked of the tree as it is now
+            return self._qualify(head, path)
+        found = self._qualified.get((id(head), path))
+        if found is None:  # ``head`` is kept with its answer, so its id is not reused
+            found = self._qualified[(id(head), path)] = (head, self._qualify(head, path))
+        return found[1]
+
+    def _qualify(self, head, path: str) -> Optional[str]:
         # a call named like a mutator on a module (``tf.fill(...)``) does not rebind it
         bindings = [b for b in self.reaching(head.value, head) if b.how != "mutation"]
         if not bindings and head.value not in self.imports.presumed:
@@ -259,6 +269,14 @@ class Model:
     def reaching(self, key: str, at) -> List[Binding]:
         """Bindings of a name or dotted attribute path that can reach ``at``
         (the NAME leaf that reads it, or any node: its statement's entry)."""
+        if self.root.was_changed:  # a modifier changed the tree: asked of the tree as it is now
+            return self._reaching(key, at)
+        found = self._reached.get((key, id(at)))
+        if found is None:  # ``at`` is kept with its answer, so its id is not reused
+            found = self._reached[(key, id(at))] = (at, self._reaching(key, at))
+        return list(found[1])
+
+    def _reaching(self, key: str, at) -> List[Binding]:
         recorded = self.index.reads.get(id(at)) if at.type == token.NAME and at.value == key else None
         scope = self.scope_of(at)
         root = key.partition(".")[0]

@@ -567,11 +567,11 @@ class Walker:
     def expr(self, node, state) -> None:
         """Reads, walrus bindings and calls of an expression, left to right.
         An explicit stack, not recursion: expressions nest thousands deep."""
-        work = [(node, False)]
+        work = [node]  # nodes, and (power,) for its calls once its children are walked
         while work:
-            node, after_children = work.pop()
-            if after_children:
-                self.calls(node, state)
+            node = work.pop()
+            if node.__class__ is tuple:
+                self.calls(node[0], state)
                 continue
             kind = node.type
             if kind == token.NAME:
@@ -583,7 +583,7 @@ class Walker:
             if kind in _COMPREHENSION_OWNERS and len(children) > 1 and children[-1].type in _COMPREHENSIONS:
                 self.comprehension([c for c in children[:-1] if c.type != token.COLON], children[-1], state)
             elif kind == syms.argument and len(children) == 3 and children[1].type == token.EQUAL:
-                work.append((children[2], False))
+                work.append(children[2])
             elif kind == syms.trailer and children[0].type == token.DOT:
                 continue
             elif kind == syms.lambdef:
@@ -593,8 +593,8 @@ class Walker:
                 self.store(children[0], node, state, "walrus", value=children[2])
             else:
                 if kind == syms.power:
-                    work.append((node, True))
-                work.extend((child, False) for child in reversed(children))
+                    work.append((node,))
+                work.extend(reversed(children))
 
     def lambda_(self, node, state) -> None:
         """Defaults read here; parameters bind in the lambda's own state."""

@@ -94,6 +94,9 @@ class GradientFlow(PowerWalk):
         self._busy: Set[Tuple[int, int]] = set()
         self._budget = 0
         self._nesting = 0
+        self._deepest = 0  # the deepest nesting an evaluation reached (a memoised one: its cost)
+        self._known: Dict[tuple, List[tuple]] = {}  # (binding, frame) -> what _measured found
+        self._measuring: List[Tuple[Set, Set]] = []  # per binding measured: bindings gone through, cut at
 
     def of(self, expr) -> Flow:
         """The flow of ``expr`` where it stands (NOTHING when too costly to know)."""
@@ -107,8 +110,9 @@ class GradientFlow(PowerWalk):
         return self._answer(lambda: merge(self._binding(b, None) for b in bindings))
 
     def _answer(self, question) -> Flow:
-        self._budget, self._nesting = _BUDGET, 0
+        self._budget, self._nesting, self._deepest = _BUDGET, 0, 0
         self._busy.clear()
+        self._measuring.clear()
         try:
             return question()
         except (Exhausted, RecursionError):
@@ -141,6 +145,7 @@ class GradientFlow(PowerWalk):
         self._budget -= 1
         if self._budget < 0 or self._nesting > _NESTING:
             raise Exhausted
+        self._deepest = max(self._deepest, self._nesting)
         self._nesting += 1
         try:
             return self._evaluate(node, frame)
@@ -187,7 +192,48 @@ class GradientFlow(PowerWalk):
             return _root(binding)
         key = (id(binding), id(frame))
         if key in self._busy:  # a loop-carried value: its other bindings answer
+            if self._measuring:
+                self._measuring[-1][1].add(key)
             return None
+        if self.model.root.was_changed:  # a modifier changed the tree: asked of the tree as it is now
+            return self._evaluated(binding, frame, key)
+        # what is in progress decides where loops are cut: a known flow holds while the same
+        # bindings it was cut at are in progress and none of those it went through is
+        known = next((k for k in self._known.get(key, ()) if k[4] <= self._busy and k[3].isdisjoint(self._busy)),
+                     None)
+        if known is None:
+            known = self._measured(binding, frame, key)
+            self._known.setdefault(key, []).append(known)
+        flow, cost, depth, through, cut_at, _ = known
+        if self._measuring:
+            self._measuring[-1][0].update(through)
+            self._measuring[-1][1].update(cut_at)
+        self._budget -= cost  # a known flow costs the question what finding it cost
+        if self._budget < 0 or self._nesting + depth > _NESTING:
+            raise Exhausted
+        self._deepest = max(self._deepest, self._nesting + depth)
+        return flow
+
+    def _measured(self, binding: Binding, frame: Optional[Frame], key) -> tuple:
+        """(flow, evaluations, nesting below the current one, the bindings it
+        went through, those in progress before it where it was cut, ``frame``:
+        kept alive, so its id is not reused); the question's budget and depth
+        as they were."""
+        before = frozenset(self._busy)
+        budget, deepest = self._budget, self._deepest
+        self._deepest = self._nesting - 1
+        through, cut_at = {key}, set()
+        self._measuring.append((through, cut_at))
+        try:
+            flow = self._evaluated(binding, frame, key)
+        finally:
+            self._measuring.pop()
+        found = (flow, budget - self._budget, self._deepest - self._nesting, frozenset(through),
+                 frozenset(cut_at & before), frame)
+        self._budget, self._deepest = budget, deepest
+        return found
+
+    def _evaluated(self, binding: Binding, frame: Optional[Frame], key) -> Flow:
         self._busy.add(key)
         try:
             return self._binding_value(binding, frame)
