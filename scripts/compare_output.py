@@ -3,7 +3,7 @@ tf-migrate over the same trees and compare stdout, stderr and exit code.
 
 A speed change must not change output: this runs
 ``python -P -m migrate check --no-cache --isolated --format FORMAT TREE``
-once with ``--base``'s code and once with this checkout's (PYTHONPATH picks
+(or ``diff --unsafe-fixes``, every rewrite, with ``--diff``) once with ``--base``'s code and once with this checkout's (PYTHONPATH picks
 the code; ``-P`` keeps the working directory off ``sys.path``), from the same
 working directory, so paths in the output are the same.
 
@@ -11,7 +11,7 @@ Trees: fixtures/, tests/corpus/, the installed tf_keras, and every folder of
 ``--real`` (the unzipped wheels of tf-models-official, alibi, tf-explain,
 keras-hub) when it exists. Exit 1 when any run differs.
 
-Usage: python scripts/compare_output.py --base DIR [--format json|text] [--real DIR] [TREE ...]
+Usage: python scripts/compare_output.py --base DIR [--format json|text | --diff] [--real DIR] [TREE ...]
        (make DIR with `git archive REV | tar -x -C DIR`)
 """
 
@@ -40,10 +40,9 @@ def default_trees(real: Path) -> List[Path]:
     return trees
 
 
-def run(code: Path, tree: Path, output_format: str) -> Tuple[int, str, str]:
+def run(code: Path, tree: Path, command: List[str]) -> Tuple[int, str, str]:
     env = dict(os.environ, PYTHONPATH=str(code))
-    done = subprocess.run([sys.executable, "-P", "-m", "migrate", "check", "--no-cache", "--isolated",
-                           "--format", output_format, str(tree)],
+    done = subprocess.run([sys.executable, "-P", "-m", "migrate", *command, "--no-cache", "--isolated", str(tree)],
                           cwd=ROOT, env=env, capture_output=True, text=True)
     return done.returncode, done.stdout, done.stderr
 
@@ -52,17 +51,19 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--base", type=Path, required=True, help="the other checkout's folder")
     parser.add_argument("--format", default="json", choices=["json", "text"])
+    parser.add_argument("--diff", action="store_true", help="compare `diff --unsafe-fixes` instead")
     parser.add_argument("--real", type=Path, default=Path("/work/real/src"))
     parser.add_argument("trees", nargs="*", type=Path)
     args = parser.parse_args()
+    command = ["diff", "--unsafe-fixes"] if args.diff else ["check", "--format", args.format]
+    unit = "lines" if args.diff or args.format == "text" else "findings"
     differ = 0
     for tree in args.trees or default_trees(args.real):
-        base, ours = run(args.base.resolve(), tree, args.format), run(ROOT, tree, args.format)
+        base, ours = run(args.base.resolve(), tree, command), run(ROOT, tree, command)
         same = base == ours
         differ += not same
-        findings = ours[1].count('"recipe": ') if args.format == "json" else ours[1].count("\n")
-        print(f"{'same' if same else 'DIFFERENT'}  exit {ours[0]}  {findings:5d} "
-              f"{'findings' if args.format == 'json' else 'lines'}  {tree}")
+        count = ours[1].count('"recipe": ') if unit == "findings" else ours[1].count("\n")
+        print(f"{'same' if same else 'DIFFERENT'}  exit {ours[0]}  {count:5d} {unit}  {tree}")
         if not same:
             for name, a, b in zip(("exit", "stdout", "stderr"), base, ours):
                 if a != b:
