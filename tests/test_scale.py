@@ -159,7 +159,9 @@ LAUNCHER = textwrap.dedent("""
     import toy_recipes
 
     def modify(node, capture, filename):
-        time.sleep({delay})
+        # pkg0's files (the first written) are quick, the others stall: the
+        # batch cannot end before the test's Ctrl-C, however slow the machine
+        time.sleep({delay} if "pkg0" in filename else 120)
         if propose(capture["name"], "slow rename"):
             capture["name"].value = "new_api"
 
