@@ -38,7 +38,7 @@ def test_sigkill_mid_fix_leaves_every_file_old_or_new(tmp_path):
     tree = tmp_path / "tree"
     paths = make_tree(tree, 300, "# module {i}\n" + "x = old_api({i})\n" * 40)
     original = {p: p.read_bytes() for p in paths}
-    proc = launch(["fix", "--jobs", "2", "--no-cache", str(tree)], tmp_path, delay=0.002)
+    proc = launch(["fix", "--jobs", "2", "--no-cache", str(tree)], tmp_path, delay=0.002, stall=120)
     wait_for_writes(paths, {p: b.decode() for p, b in original.items()}, 20, proc)
     os.killpg(proc.pid, signal.SIGKILL)
     proc.communicate(timeout=30)  # reaps it and closes its pipes

@@ -152,16 +152,17 @@ def test_workers_take_several_files_per_task_and_one_bad_result_stays_that_files
 # --- Ctrl-C -------------------------------------------------------------------------------
 
 LAUNCHER = textwrap.dedent("""
-    import sys, time
+    import signal, sys, time
+    # Ctrl-C as a terminal's foreground job gets it: a test session started
+    # in the background (`cmd &` in a script) hands SIGINT down ignored
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     sys.path.insert(0, {tests!r})
     from migrate import registry
     from migrate.recipe import Recipe, propose
     import toy_recipes
 
     def modify(node, capture, filename):
-        # pkg0's files (the first written) are quick, the others stall: the
-        # batch cannot end before the test's Ctrl-C, however slow the machine
-        time.sleep({delay} if "pkg0" in filename else 120)
+        time.sleep({delay} if "pkg0" in filename else {rest})
         if propose(capture["name"], "slow rename"):
             capture["name"].value = "new_api"
 
@@ -174,9 +175,12 @@ LAUNCHER = textwrap.dedent("""
 """)
 
 
-def launch(args, tmp_path, delay=0.05, **kwargs):
+def launch(args, tmp_path, delay=0.05, stall=None, **kwargs):
+    """`tf-migrate ARGS` with a recipe that takes ``delay`` per file, or
+    ``stall`` seconds for files outside pkg0 (the first written): such a
+    batch cannot end before a test interrupts it, however slow the machine."""
     script = tmp_path / "launch_slow.py"
-    script.write_text(LAUNCHER.format(tests=str(TESTS), delay=delay))
+    script.write_text(LAUNCHER.format(tests=str(TESTS), delay=delay, rest=delay if stall is None else stall))
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
     return subprocess.Popen([sys.executable, str(script), *args], env=env, start_new_session=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, **kwargs)
@@ -202,7 +206,7 @@ def assert_old_or_new(paths, original):
 def test_ctrl_c_stops_workers_and_exits_130(tmp_path):
     paths = make_tree(tmp_path / "tree", 200)
     original = {p: p.read_text() for p in paths}
-    proc = launch(["fix", "--jobs", "2", str(tmp_path / "tree")], tmp_path)
+    proc = launch(["fix", "--jobs", "2", str(tmp_path / "tree")], tmp_path, stall=120)
     wait_for_writes(paths, original, 10, proc)
     os.killpg(proc.pid, signal.SIGINT)  # what a terminal does: the whole process group
     _, stderr = proc.communicate(timeout=30)
